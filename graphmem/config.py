@@ -1,0 +1,253 @@
+"""Settings as data: ``defaults.toml`` merged with a user file and environment.
+
+Every tunable number of ingest and retrieval lives here, so the ranker holds no
+literals. ``SearchConfig`` objects are named recipes that the API, the CLI and the
+eval harness share.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from graphmem.errors import ConfigError
+
+DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
+STAGES = ("router", "lexical", "vector", "expansion", "health", "source")
+
+
+def deep_merge(base: dict, override: dict) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _build(cls, data: dict, section: str):
+    known = {f.name for f in fields(cls)}
+    unknown = set(data) - known
+    if unknown:
+        raise ConfigError(f"unknown key(s) in [{section}]: {', '.join(sorted(unknown))}",
+                          field=f"{section}.{sorted(unknown)[0]}")
+    return cls(**data)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_content_chars: int
+    max_tags: int
+    max_tag_chars: int
+    max_category_chars: int
+    max_source_chars: int
+    max_reason_chars: int
+    max_id_chars: int
+    max_metadata_bytes: int
+    max_batch: int
+    max_k: int
+    max_query_chars: int
+    max_filter_values: int
+    max_body_bytes: int
+
+
+@dataclass(frozen=True)
+class HealthRules:
+    short_chars: int
+    short_penalty: float
+    long_chars: int
+    long_penalty: float
+    transient_penalty: float
+    transient_patterns: tuple[str, ...]
+    reference_penalty: float
+    reference_patterns: tuple[str, ...]
+    missing_tags_penalty: float
+    missing_category_penalty: float
+
+
+@dataclass(frozen=True)
+class SourceRanks:
+    base: float
+    span: float
+    max_rank: int
+    default_rank: int
+    ranks: dict[str, int]
+
+
+@dataclass(frozen=True)
+class IngestSettings:
+    near_duplicate_threshold: float
+    near_duplicate_candidates: int
+
+
+@dataclass(frozen=True)
+class EdgeSettings:
+    shares_tag_weight: float
+    same_category_weight: float
+    overlaps_weight: float
+    max_degree_shares_tag: int
+    max_degree_same_category: int
+    max_degree_overlaps: int
+    tag_full_strength: float
+    min_shared_tag_rarity: float
+    min_shared_terms: int
+    overlap_full_terms: int
+    category_similarity_mix: float
+    candidates_per_tag: int
+    candidates_per_category: int
+    candidates_lexical: int
+
+    def max_degree(self, edge_type: str) -> int:
+        return {"SHARES_TAG": self.max_degree_shares_tag,
+                "SAME_CATEGORY": self.max_degree_same_category,
+                "OVERLAPS": self.max_degree_overlaps}[edge_type]
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    kind: str
+    data_dir: str
+    neo4j_uri: str
+    neo4j_user: str
+    neo4j_password: str
+    neo4j_database: str
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    name: str
+    dir: str
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """One retrieval recipe: which stages run and with which parameters."""
+
+    k: int
+    stages: dict[str, bool]
+    recall_candidates: int
+    fusion: str
+    rrf_k: int
+    vector_weight: float
+    lexical_weight: float
+    router_boost: float
+    recency_weight: float
+    recency_half_life_days: float
+    expansion_seeds: int
+    expansion_per_seed: int
+    expansion_max_added: int
+    expansion_min_edge_weight: float
+    expansion_decay: float
+    expansion_similarity_mix: float
+    edge_type_weights: dict[str, float]
+    health_floor: float
+    include_low_health: bool
+    dedupe_near_duplicates: bool
+    name: str = "custom"
+
+    def stage(self, name: str) -> bool:
+        return bool(self.stages.get(name, True))
+
+    def with_overrides(self, overrides: dict[str, Any] | None, name: str | None = None) -> SearchConfig:
+        """A copy with some keys replaced; ``stages`` and ``edge_type_weights`` merge key by key."""
+        if not overrides:
+            return self if name is None else replace(self, name=name)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        merged = deep_merge(data, overrides)
+        if name is not None:
+            merged["name"] = name
+        return _build(SearchConfig, merged, "search")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Settings:
+    limits: Limits
+    health: HealthRules
+    sources: SourceRanks
+    ingest: IngestSettings
+    edges: EdgeSettings
+    store: StoreSettings
+    model: ModelSettings
+    search: SearchConfig
+    recipes: dict[str, SearchConfig] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def recipe(self, name: str | None) -> SearchConfig:
+        if not name:
+            return self.recipes["default"]
+        if name not in self.recipes:
+            raise ConfigError(f"unknown search recipe {name!r}; known: {', '.join(sorted(self.recipes))}",
+                              field="recipe")
+        return self.recipes[name]
+
+    def with_store(self, **changes: Any) -> Settings:
+        return replace(self, store=replace(self.store, **changes))
+
+
+_ENV = {
+    "GRAPHMEM_STORE": ("store", "kind"),
+    "GRAPHMEM_DATA_DIR": ("store", "data_dir"),
+    "GRAPHMEM_NEO4J_URI": ("store", "neo4j_uri"),
+    "GRAPHMEM_NEO4J_USER": ("store", "neo4j_user"),
+    "GRAPHMEM_NEO4J_PASSWORD": ("store", "neo4j_password"),
+    "GRAPHMEM_NEO4J_DATABASE": ("store", "neo4j_database"),
+    "GRAPHMEM_MODEL": ("model", "name"),
+    "GRAPHMEM_MODEL_DIR": ("model", "dir"),
+}
+
+
+def load_settings(config_path: str | Path | None = None, overrides: dict | None = None,
+                  use_env: bool = True) -> Settings:
+    """Defaults, then the config file (arg or ``GRAPHMEM_CONFIG``), then env vars, then overrides."""
+    with open(DEFAULTS_PATH, "rb") as fh:
+        data = tomllib.load(fh)
+    path = config_path or (os.environ.get("GRAPHMEM_CONFIG") if use_env else None)
+    if path:
+        try:
+            with open(path, "rb") as fh:
+                data = deep_merge(data, tomllib.load(fh))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc}", field="config") from exc
+    if use_env:
+        for var, (section, key) in _ENV.items():
+            if os.environ.get(var):
+                data[section][key] = os.environ[var]
+    if overrides:
+        data = deep_merge(data, overrides)
+    return settings_from_dict(data)
+
+
+def settings_from_dict(data: dict) -> Settings:
+    health = dict(data["health"])
+    health["transient_patterns"] = tuple(health["transient_patterns"])
+    health["reference_patterns"] = tuple(health["reference_patterns"])
+    base_search = _build(SearchConfig, {**data["search"], "name": "default"}, "search")
+    recipes = {name: base_search.with_overrides(over, name=name)
+               for name, over in data.get("recipes", {}).items()}
+    recipes.setdefault("default", base_search)
+    for recipe in recipes.values():
+        unknown = set(recipe.stages) - set(STAGES)
+        if unknown:
+            raise ConfigError(f"unknown stage(s) {sorted(unknown)} in recipe {recipe.name}", field="stages")
+        if recipe.fusion not in ("rrf", "weighted"):
+            raise ConfigError(f"fusion must be 'rrf' or 'weighted', not {recipe.fusion!r}", field="fusion")
+    return Settings(
+        limits=_build(Limits, data["limits"], "limits"),
+        health=_build(HealthRules, health, "health"),
+        sources=_build(SourceRanks, data["sources"], "sources"),
+        ingest=_build(IngestSettings, data["ingest"], "ingest"),
+        edges=_build(EdgeSettings, data["edges"], "edges"),
+        store=_build(StoreSettings, data["store"], "store"),
+        model=_build(ModelSettings, data["model"], "model"),
+        search=base_search,
+        recipes=recipes,
+        raw=data,
+    )

@@ -1,0 +1,69 @@
+"""Errors that carry a machine-readable code and the offending field.
+
+The HTTP layer maps each class to a status code; the CLI prints them. Nothing in
+the engine raises bare ``ValueError`` for user input.
+"""
+
+from __future__ import annotations
+
+
+class GraphmemError(Exception):
+    """Base error: ``code`` is stable, ``field`` names the offending input (or None)."""
+
+    code = "error"
+    status = 500
+
+    def __init__(self, message: str, field: str | None = None, code: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        if code:
+            self.code = code
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "message": self.message, "field": self.field}
+
+
+class ValidationError(GraphmemError):
+    code = "validation_error"
+    status = 422
+
+
+class NotFoundError(GraphmemError):
+    code = "not_found"
+    status = 404
+
+
+class ConflictError(GraphmemError):
+    code = "conflict"
+    status = 409
+
+
+class TooLargeError(GraphmemError):
+    code = "too_large"
+    status = 413
+
+
+class EvidenceRejected(ValidationError):
+    """The evidence gate refused an extracted memory or relation."""
+
+    code = "evidence_rejected"
+
+
+class StoreUnavailable(GraphmemError):
+    """The store cannot be reached; callers may retry later."""
+
+    code = "store_unavailable"
+    status = 503
+
+
+class StoreConfigError(GraphmemError):
+    """The store was opened with settings that contradict what it holds (e.g. model dimension)."""
+
+    code = "store_config_error"
+    status = 500
+
+
+class ConfigError(GraphmemError):
+    code = "config_error"
+    status = 500

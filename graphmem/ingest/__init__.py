@@ -1,0 +1,1 @@
+"""Ingest: validation, health, source weight, evidence gate, linking, orchestration."""

@@ -1,0 +1,106 @@
+"""Edge computation with bounded degree: pure functions, no store access.
+
+Given a memory, its index-found candidates and the candidates' current edges, decide
+which edges to add and which to evict so that no memory ever holds more than K edges
+of one type. The strongest edges win; ties break on ids so both stores agree.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphmem.config import EdgeSettings
+from graphmem.model import EDGE_TYPES, Edge, Memory
+
+
+@dataclass
+class EdgePlan:
+    add: list[Edge] = field(default_factory=list)
+    remove: list[Edge] = field(default_factory=list)
+
+
+def tag_rarity(df: int) -> float:
+    """Rarer tags count more: 1 for a tag only this pair has, ~0.33 at 100 holders."""
+    return 1.0 / (1.0 + math.log10(max(df, 1)))
+
+
+def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
+    if a is None or b is None:
+        return 0.0
+    return float(np.dot(a, b))
+
+
+def shares_tag_edge(mem: Memory, other: Memory, tag_df: dict[str, int], cfg: EdgeSettings) -> Edge | None:
+    shared = sorted(set(mem.tags) & set(other.tags))
+    if not shared:
+        return None
+    rarity = sum(tag_rarity(tag_df.get(t, 1)) for t in shared)
+    if rarity <= cfg.min_shared_tag_rarity:
+        return None
+    weight = cfg.shares_tag_weight * min(1.0, rarity / cfg.tag_full_strength)
+    return Edge.make(mem.namespace, mem.id, other.id, "SHARES_TAG", weight,
+                     {"tags": shared, "rarity": round(rarity, 4)})
+
+
+def same_category_edge(mem: Memory, other: Memory, cfg: EdgeSettings) -> Edge | None:
+    if not mem.category or mem.category != other.category:
+        return None
+    similarity = max(0.0, _cosine(mem.embedding, other.embedding))
+    mix = cfg.category_similarity_mix
+    weight = cfg.same_category_weight * (1.0 - mix + mix * similarity)
+    return Edge.make(mem.namespace, mem.id, other.id, "SAME_CATEGORY", weight,
+                     {"category": mem.category, "similarity": round(similarity, 4)})
+
+
+def overlaps_edge(mem: Memory, other: Memory, cfg: EdgeSettings) -> Edge | None:
+    shared = sorted(set(mem.term_counts) & set(other.term_counts))
+    if len(shared) < cfg.min_shared_terms:
+        return None
+    weight = cfg.overlaps_weight * min(1.0, len(shared) / cfg.overlap_full_terms)
+    return Edge.make(mem.namespace, mem.id, other.id, "OVERLAPS", weight,
+                     {"terms": shared[:12], "shared_terms": len(shared)})
+
+
+def _strength_key(edge: Edge) -> tuple[float, str, str]:
+    """Sort key, strongest first; deterministic tie-break on the endpoint ids."""
+    return (-edge.weight, edge.a, edge.b)
+
+
+def plan_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
+               existing: dict[str, list[Edge]], cfg: EdgeSettings) -> EdgePlan:
+    """Edges for ``mem`` (which must have none yet) against ``candidates``.
+
+    ``existing`` maps a candidate id to its current edges (all types). A candidate at its
+    degree cap accepts the new edge only if it beats its weakest edge of that type,
+    which is then evicted.
+    """
+    plan = EdgePlan()
+    others = [c for c in candidates if c.id != mem.id and c.namespace == mem.namespace]
+    builders = {
+        "SHARES_TAG": lambda o: shares_tag_edge(mem, o, tag_df, cfg),
+        "SAME_CATEGORY": lambda o: same_category_edge(mem, o, cfg),
+        "OVERLAPS": lambda o: overlaps_edge(mem, o, cfg),
+    }
+    evicted: set[tuple[str, str, str]] = set()
+    for edge_type in EDGE_TYPES:
+        cap = cfg.max_degree(edge_type)
+        if cap <= 0:
+            continue
+        proposed = [e for e in (builders[edge_type](o) for o in others) if e is not None]
+        proposed.sort(key=_strength_key)
+        for edge in proposed[:cap]:
+            other_id = edge.other(mem.id)
+            current = [e for e in existing.get(other_id, [])
+                       if e.type == edge_type and e.key not in evicted]
+            if len(current) < cap:
+                plan.add.append(edge)
+                continue
+            weakest = max(current, key=_strength_key)
+            if _strength_key(edge) < _strength_key(weakest):
+                evicted.add(weakest.key)
+                plan.remove.append(weakest)
+                plan.add.append(edge)
+    return plan

@@ -1,0 +1,186 @@
+"""Plain data types shared by ingest, retrieval and the stores.
+
+Kept free of IO so the scoring code can be tested without a store.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+EDGE_TYPES = ("SHARES_TAG", "SAME_CATEGORY", "OVERLAPS")
+
+
+def utcnow_iso() -> str:
+    """UTC timestamp as a fixed-width ISO string, so string order is time order in every store."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def normalize_timestamp(value: str) -> str:
+    """Parse an ISO-8601 timestamp and return it in the fixed-width UTC form."""
+    text = value.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    parsed = datetime.fromisoformat(text)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass
+class HealthPenalty:
+    rule: str
+    penalty: float
+    detail: str
+
+    def to_dict(self) -> dict:
+        return {"rule": self.rule, "penalty": self.penalty, "detail": self.detail}
+
+
+@dataclass
+class Memory:
+    """A memory node. ``term_counts`` feeds BM25 and OVERLAPS; ``embedding`` is unit length."""
+
+    id: str
+    namespace: str
+    content: str
+    content_hash: str
+    tags: list[str] = field(default_factory=list)
+    category: str | None = None
+    source: str = "unknown"
+    reason: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+    updated_at: str = ""
+    valid_until: str | None = None
+    expires_at: str | None = None
+    embedding: np.ndarray | None = None
+    health: float = 1.0
+    health_reasons: list[HealthPenalty] = field(default_factory=list)
+    source_weight: float = 1.0
+    term_counts: dict[str, int] = field(default_factory=dict)
+    near_duplicate_of: str | None = None
+    evidence: dict[str, Any] | None = None
+
+    @property
+    def doc_length(self) -> int:
+        return sum(self.term_counts.values())
+
+    def is_expired(self, now_iso: str) -> bool:
+        return self.expires_at is not None and self.expires_at <= now_iso
+
+    def to_dict(self, include_embedding: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "namespace": self.namespace,
+            "content": self.content,
+            "tags": list(self.tags),
+            "category": self.category,
+            "source": self.source,
+            "reason": self.reason,
+            "metadata": self.metadata,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "valid_until": self.valid_until,
+            "expires_at": self.expires_at,
+            "health": round(self.health, 4),
+            "health_reasons": [p.to_dict() for p in self.health_reasons],
+            "source_weight": round(self.source_weight, 4),
+            "near_duplicate_of": self.near_duplicate_of,
+        }
+        if self.evidence is not None:
+            out["evidence"] = self.evidence
+        if include_embedding and self.embedding is not None:
+            out["embedding"] = [float(x) for x in self.embedding]
+        return out
+
+    # Serialisation helpers shared by both stores (they persist these as JSON text).
+    def health_reasons_json(self) -> str:
+        return json.dumps([p.to_dict() for p in self.health_reasons])
+
+    @staticmethod
+    def parse_health_reasons(text: str | None) -> list[HealthPenalty]:
+        return [HealthPenalty(**p) for p in json.loads(text or "[]")]
+
+
+@dataclass(frozen=True)
+class Edge:
+    """An undirected, typed, weighted relation; stored once with ``a < b``."""
+
+    namespace: str
+    a: str
+    b: str
+    type: str
+    weight: float
+    reason: dict[str, Any]
+
+    @staticmethod
+    def make(namespace: str, x: str, y: str, type_: str, weight: float, reason: dict) -> Edge:
+        a, b = (x, y) if x < y else (y, x)
+        return Edge(namespace, a, b, type_, round(float(weight), 6), reason)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.a, self.b, self.type)
+
+    def other(self, node_id: str) -> str:
+        return self.b if node_id == self.a else self.a
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.a, "target": self.b, "type": self.type,
+                "weight": self.weight, "reason": self.reason}
+
+
+@dataclass
+class MemoryFilter:
+    """Explicit filters applied by the router. ``matches`` is the reference semantics;
+    stores pre-filter with the same meaning for speed."""
+
+    tags: list[str] = field(default_factory=list)          # memory must carry all of these
+    categories: list[str] = field(default_factory=list)    # any of these
+    sources: list[str] = field(default_factory=list)       # any of these
+    min_health: float | None = None
+    max_health: float | None = None
+    created_after: str | None = None
+    created_before: str | None = None
+    include_expired: bool = False
+
+    def is_empty(self) -> bool:
+        return not (self.tags or self.categories or self.sources or self.min_health is not None
+                    or self.max_health is not None or self.created_after or self.created_before)
+
+    def matches(self, mem: Memory, now_iso: str) -> bool:
+        if not self.include_expired and mem.is_expired(now_iso):
+            return False
+        if self.tags and not set(self.tags).issubset(mem.tags):
+            return False
+        if self.categories and mem.category not in self.categories:
+            return False
+        if self.sources and mem.source not in self.sources:
+            return False
+        if self.min_health is not None and mem.health < self.min_health:
+            return False
+        if self.max_health is not None and mem.health > self.max_health:
+            return False
+        if self.created_after and mem.created_at < self.created_after:
+            return False
+        if self.created_before and mem.created_at >= self.created_before:
+            return False
+        return True
+
+
+@dataclass
+class TermStats:
+    """Corpus statistics for BM25 within one namespace."""
+
+    n_docs: int
+    total_length: int
+    df: dict[str, int]
+
+    @property
+    def avg_length(self) -> float:
+        return self.total_length / self.n_docs if self.n_docs else 0.0

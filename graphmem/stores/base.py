@@ -1,0 +1,100 @@
+"""The store contract shared by the embedded SQLite store and Neo4j.
+
+Stores persist and *find candidates through indexes*; they never rank. Scores that
+decide order (BM25, cosine, fusion, expansion, weighting) are computed above the store
+from the data returned here, so both stores give the same ranking for the same data.
+
+Ordering rules every implementation must follow (so candidate lists agree):
+- ``tag_members`` / ``category_members``: newest first (created_at desc, id desc).
+- ``neighbors``: per seed, strongest first (weight desc, neighbour id asc).
+- ``list_memories``: created_at asc, id asc, cursor = (created_at, id) of the last row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from graphmem.model import Edge, Memory, MemoryFilter, TermStats
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    kind: str
+
+    # -- lifecycle -----------------------------------------------------------------
+    def ensure_schema(self, model_id: str, dim: int) -> None:
+        """Create tables/indexes idempotently; record model id and dimension on first use.
+
+        Raises StoreConfigError naming both models when the store was built with a
+        different embedding dimension."""
+
+    def close(self) -> None: ...
+
+    def ping(self) -> bool:
+        """True when the store answers (readiness)."""
+
+    # -- writes (each call is one transaction) -----------------------------------------
+    def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
+                    replace_edges: bool = False) -> None:
+        """Insert or update ``mem`` together with edge changes, atomically.
+
+        ``replace_edges`` drops every existing edge of ``mem`` first (re-link on update).
+        Term statistics (document frequency, namespace length) are kept in step."""
+
+    def delete_memory(self, namespace: str, memory_id: str) -> bool:
+        """Delete the memory and every edge touching it; False when it did not exist."""
+
+    def update_health(self, namespace: str, updates: list[tuple[str, float, list, float]]) -> int:
+        """Batch (id, health, health_reasons, source_weight) updates for rescoring."""
+
+    # -- reads -------------------------------------------------------------------------
+    def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]: ...
+
+    def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None: ...
+
+    def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
+                      after: tuple[str, str] | None = None, now_iso: str = "") -> list[Memory]:
+        """Filtered page; ``now_iso`` decides expiry (empty: nothing counts as expired)."""
+
+    def iter_memories(self, namespace: str, batch_size: int = 500) -> Iterator[list[Memory]]: ...
+
+    def namespaces(self) -> list[str]: ...
+
+    # -- candidate indexes (used by linking) ----------------------------------------------
+    def tag_members(self, namespace: str, tag: str, limit: int, exclude_id: str | None = None) -> list[str]: ...
+
+    def category_members(self, namespace: str, category: str, limit: int,
+                         exclude_id: str | None = None) -> list[str]: ...
+
+    def tag_counts(self, namespace: str, tags: list[str]) -> dict[str, int]:
+        """How many memories carry each tag (for tag rarity)."""
+
+    # -- recall (used by retrieval) -----------------------------------------------------
+    def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
+                          flt: MemoryFilter, now_iso: str) -> list[str]:
+        """Ids of the ``limit`` memories most similar to ``vector`` that pass ``flt``."""
+
+    def lexical_candidates(self, namespace: str, terms: list[str], limit: int,
+                           flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
+        """Ids of memories containing any of ``terms`` (graphmem's own tokens), best first
+        by the index's own relevance; the caller re-scores with BM25."""
+
+    def term_stats(self, namespace: str, terms: list[str]) -> TermStats: ...
+
+    # -- graph -------------------------------------------------------------------------
+    def edges_of(self, namespace: str, ids: list[str]) -> list[Edge]:
+        """Every edge touching any of ``ids``."""
+
+    def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
+                  edge_types: list[str]) -> list[Edge]:
+        """One-hop expansion: for each seed, its ``per_seed`` strongest edges of the given
+        types with weight >= ``min_weight``."""
+
+    def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
+        """Edges whose both endpoints are in ``ids`` (subgraph view)."""
+
+    def stats(self, namespace: str | None) -> dict:
+        """Counts: memories, edges per type, degree stats per type, health histogram."""

@@ -1,0 +1,3 @@
+from graphmem.stores.sqlite.store import SQLiteStore
+
+__all__ = ["SQLiteStore"]

@@ -1,0 +1,73 @@
+-- graphmem embedded store. Idempotent; applied at every open.
+PRAGMA journal_mode = WAL;
+
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE IF NOT EXISTS memories (
+    rowid INTEGER PRIMARY KEY,
+    namespace TEXT NOT NULL,
+    id TEXT NOT NULL,
+    content TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    tags_json TEXT NOT NULL,
+    category TEXT,
+    source TEXT NOT NULL,
+    reason TEXT,
+    metadata_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    valid_until TEXT,
+    expires_at TEXT,
+    embedding BLOB,
+    health REAL NOT NULL,
+    health_reasons_json TEXT NOT NULL,
+    source_weight REAL NOT NULL,
+    term_counts_json TEXT NOT NULL,
+    doc_length INTEGER NOT NULL,
+    near_duplicate_of TEXT,
+    evidence_json TEXT,
+    UNIQUE (namespace, id)
+);
+CREATE INDEX IF NOT EXISTS memories_hash ON memories (namespace, content_hash);
+CREATE INDEX IF NOT EXISTS memories_category ON memories (namespace, category, created_at, id);
+CREATE INDEX IF NOT EXISTS memories_created ON memories (namespace, created_at, id);
+
+CREATE TABLE IF NOT EXISTS memory_tags (
+    namespace TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (namespace, tag, memory_id)
+);
+CREATE INDEX IF NOT EXISTS memory_tags_recent ON memory_tags (namespace, tag, created_at, memory_id);
+CREATE INDEX IF NOT EXISTS memory_tags_member ON memory_tags (namespace, memory_id);
+
+-- graphmem's own tokens, space separated; tokenchars keep "x.yaml" and "v1-2" whole.
+CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5 (
+    terms, tokenize = "unicode61 remove_diacritics 0 tokenchars '.-_'"
+);
+
+CREATE TABLE IF NOT EXISTS term_df (
+    namespace TEXT NOT NULL,
+    term TEXT NOT NULL,
+    df INTEGER NOT NULL,
+    PRIMARY KEY (namespace, term)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS namespace_stats (
+    namespace TEXT PRIMARY KEY,
+    n_docs INTEGER NOT NULL,
+    total_length INTEGER NOT NULL
+);
+
+-- Undirected edges stored once with a < b.
+CREATE TABLE IF NOT EXISTS edges (
+    namespace TEXT NOT NULL,
+    a TEXT NOT NULL,
+    b TEXT NOT NULL,
+    type TEXT NOT NULL,
+    weight REAL NOT NULL,
+    reason_json TEXT NOT NULL,
+    PRIMARY KEY (namespace, a, b, type)
+);
+CREATE INDEX IF NOT EXISTS edges_b ON edges (namespace, b, type);

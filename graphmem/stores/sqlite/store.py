@@ -1,0 +1,378 @@
+"""Embedded store: SQLite (WAL, one transaction per write) + FTS5 + in-process vectors.
+
+Safe for one process with many threads: each thread reads on its own connection, writes
+are serialised by a lock. Every value reaches SQL as a bound parameter.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from graphmem.errors import StoreConfigError
+from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, TermStats
+from graphmem.stores.sqlite.vectors import VectorCache
+
+SCHEMA = Path(__file__).with_name("schema.sql").read_text()
+_COLUMNS = ("namespace, id, content, content_hash, tags_json, category, source, reason, metadata_json, "
+            "created_at, updated_at, valid_until, expires_at, embedding, health, health_reasons_json, "
+            "source_weight, term_counts_json, doc_length, near_duplicate_of, evidence_json")
+HEALTH_BINS = ("0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0")
+
+
+def health_bin(health: float) -> str:
+    return HEALTH_BINS[min(int(health * 5), 4)]
+
+
+def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tuple[str, list]:
+    """SQL conditions with the meaning of ``MemoryFilter.matches`` (minus the namespace)."""
+    if flt is None:
+        return "", []
+    clauses: list[str] = []
+    params: list = []
+    if not flt.include_expired:
+        clauses.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > ?)")
+        params.append(now_iso)
+    for tag in flt.tags:
+        clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.namespace = {alias}.namespace "
+                       f"AND t.memory_id = {alias}.id AND t.tag = ?)")
+        params.append(tag)
+    if flt.categories:
+        clauses.append(f"{alias}.category IN ({','.join('?' * len(flt.categories))})")
+        params.extend(flt.categories)
+    if flt.sources:
+        clauses.append(f"{alias}.source IN ({','.join('?' * len(flt.sources))})")
+        params.extend(flt.sources)
+    for column, op, value in (("health", ">=", flt.min_health), ("health", "<=", flt.max_health),
+                              ("created_at", ">=", flt.created_after), ("created_at", "<", flt.created_before)):
+        if value is not None:
+            clauses.append(f"{alias}.{column} {op} ?")
+            params.append(value)
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def fts_query(terms: list[str]) -> str:
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(terms))
+
+
+class SQLiteStore:
+    kind = "sqlite"
+
+    def __init__(self, data_dir: str | Path):
+        self.path = Path(data_dir) / "graphmem.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._write_lock = threading.RLock()
+        self._connections: list[sqlite3.Connection] = []
+        self.vectors: VectorCache | None = None
+        self.dim = 0
+
+    # -- connections -------------------------------------------------------------------
+    @property
+    def db(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._local.conn = conn
+            self._connections.append(conn)
+        return conn
+
+    def _write(self):
+        store = self
+
+        class _Txn:
+            def __enter__(self_inner):
+                store._write_lock.acquire()
+                store.db.execute("BEGIN IMMEDIATE")
+                return store.db
+
+            def __exit__(self_inner, exc_type, exc, tb):
+                try:
+                    store.db.execute("ROLLBACK" if exc_type else "COMMIT")
+                finally:
+                    store._write_lock.release()
+                return False
+
+        return _Txn()
+
+    def ensure_schema(self, model_id: str, dim: int) -> None:
+        with self._write_lock:
+            self.db.executescript(SCHEMA)
+            rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+            if not rows:
+                self.db.execute("INSERT INTO meta VALUES ('model_id', ?), ('dimension', ?)", (model_id, str(dim)))
+            elif int(rows["dimension"]) != dim:
+                raise StoreConfigError(
+                    f"store {self.path} holds {rows['dimension']}-dim embeddings from model "
+                    f"{rows['model_id']!r}, but the configured model {model_id!r} has {dim} dimensions",
+                    field="model")
+        self.dim = dim
+        self.vectors = VectorCache(dim)
+
+    def close(self) -> None:
+        for conn in self._connections:
+            conn.close()
+        self._connections.clear()
+        self._local = threading.local()
+
+    def ping(self) -> bool:
+        return self.db.execute("SELECT 1").fetchone()[0] == 1
+
+    # -- writes ------------------------------------------------------------------------
+    def _adjust_terms(self, db, namespace: str, counts: dict[str, int], sign: int) -> None:
+        terms = list(counts)
+        if sign > 0:
+            db.executemany("INSERT INTO term_df VALUES (?, ?, 1) ON CONFLICT DO UPDATE SET df = df + 1",
+                           [(namespace, t) for t in terms])
+        else:
+            db.executemany("UPDATE term_df SET df = df - 1 WHERE namespace = ? AND term = ?",
+                           [(namespace, t) for t in terms])
+            db.execute("DELETE FROM term_df WHERE namespace = ? AND df <= 0", (namespace,))
+        db.execute("INSERT INTO namespace_stats VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET "
+                   "n_docs = n_docs + excluded.n_docs, total_length = total_length + excluded.total_length",
+                   (namespace, sign, sign * sum(counts.values())))
+
+    def _remove_row(self, db, namespace: str, memory_id: str) -> bool:
+        row = db.execute("SELECT rowid, term_counts_json FROM memories WHERE namespace = ? AND id = ?",
+                         (namespace, memory_id)).fetchone()
+        if row is None:
+            return False
+        self._adjust_terms(db, namespace, json.loads(row[1]), -1)
+        db.execute("DELETE FROM memory_fts WHERE rowid = ?", (row[0],))
+        db.execute("DELETE FROM memory_tags WHERE namespace = ? AND memory_id = ?", (namespace, memory_id))
+        db.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
+        return True
+
+    def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
+                    replace_edges: bool = False) -> None:
+        with self._write() as db:
+            self._remove_row(db, mem.namespace, mem.id)
+            if replace_edges:
+                db.execute("DELETE FROM edges WHERE namespace = ? AND (a = ? OR b = ?)",
+                           (mem.namespace, mem.id, mem.id))
+            cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 21)})", (
+                mem.namespace, mem.id, mem.content, mem.content_hash, json.dumps(mem.tags), mem.category,
+                mem.source, mem.reason, json.dumps(mem.metadata), mem.created_at, mem.updated_at,
+                mem.valid_until, mem.expires_at,
+                None if mem.embedding is None else np.asarray(mem.embedding, dtype=np.float32).tobytes(),
+                mem.health, mem.health_reasons_json(), mem.source_weight, json.dumps(mem.term_counts),
+                mem.doc_length, mem.near_duplicate_of,
+                None if mem.evidence is None else json.dumps(mem.evidence)))
+            terms_text = " ".join(t for t, n in mem.term_counts.items() for _ in range(n))
+            db.execute("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", (cur.lastrowid, terms_text))
+            db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
+                           [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
+            self._adjust_terms(db, mem.namespace, mem.term_counts, +1)
+            db.executemany("DELETE FROM edges WHERE namespace = ? AND a = ? AND b = ? AND type = ?",
+                           [(e.namespace, e.a, e.b, e.type) for e in remove_edges])
+            db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?, ?, ?)",
+                           [(e.namespace, e.a, e.b, e.type, e.weight, json.dumps(e.reason, sort_keys=True))
+                            for e in add_edges])
+        if mem.embedding is not None and self.vectors is not None:
+            self.vectors.upsert(mem.namespace, mem.id, np.asarray(mem.embedding, dtype=np.float32))
+
+    def delete_memory(self, namespace: str, memory_id: str) -> bool:
+        with self._write() as db:
+            existed = self._remove_row(db, namespace, memory_id)
+            db.execute("DELETE FROM edges WHERE namespace = ? AND (a = ? OR b = ?)",
+                       (namespace, memory_id, memory_id))
+        if self.vectors is not None:
+            self.vectors.remove(namespace, memory_id)
+        return existed
+
+    def update_health(self, namespace: str, updates: list[tuple[str, float, list, float]]) -> int:
+        with self._write() as db:
+            db.executemany(
+                "UPDATE memories SET health = ?, health_reasons_json = ?, source_weight = ? "
+                "WHERE namespace = ? AND id = ?",
+                [(h, json.dumps([p.to_dict() for p in reasons]), w, namespace, i) for i, h, reasons, w in updates])
+        return len(updates)
+
+    # -- reads -------------------------------------------------------------------------
+    @staticmethod
+    def _row_to_memory(row: tuple) -> Memory:
+        (namespace, id_, content, chash, tags, category, source, reason, metadata, created, updated,
+         valid_until, expires_at, emb, health, reasons, weight, terms, _len, near_dup, evidence) = row
+        return Memory(
+            id=id_, namespace=namespace, content=content, content_hash=chash, tags=json.loads(tags),
+            category=category, source=source, reason=reason, metadata=json.loads(metadata),
+            created_at=created, updated_at=updated, valid_until=valid_until, expires_at=expires_at,
+            embedding=None if emb is None else np.frombuffer(emb, dtype=np.float32).copy(),
+            health=health, health_reasons=Memory.parse_health_reasons(reasons), source_weight=weight,
+            term_counts=json.loads(terms), near_duplicate_of=near_dup,
+            evidence=json.loads(evidence) if evidence else None)
+
+    def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]:
+        out: dict[str, Memory] = {}
+        unique = list(dict.fromkeys(ids))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start:start + 500]
+            rows = self.db.execute(f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND id IN "
+                                   f"({','.join('?' * len(chunk))})", [namespace, *chunk]).fetchall()
+            for row in rows:
+                out[row[1]] = self._row_to_memory(row)
+        return out
+
+    def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None:
+        row = self.db.execute(f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND content_hash = ? "
+                              "ORDER BY created_at, id LIMIT 1", (namespace, content_hash)).fetchone()
+        return self._row_to_memory(row) if row else None
+
+    def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
+                      after: tuple[str, str] | None = None, now_iso: str = "") -> list[Memory]:
+        where, params = filter_sql(flt, now_iso or "9999")
+        if after:
+            where += " AND (m.created_at > ? OR (m.created_at = ? AND m.id > ?))"
+            params += [after[0], after[0], after[1]]
+        cols = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
+        rows = self.db.execute(f"SELECT {cols} FROM memories m WHERE m.namespace = ?{where} "
+                               "ORDER BY m.created_at, m.id LIMIT ?", [namespace, *params, limit]).fetchall()
+        return [self._row_to_memory(r) for r in rows]
+
+    def iter_memories(self, namespace: str, batch_size: int = 500) -> Iterator[list[Memory]]:
+        after = None
+        while True:
+            batch = self.list_memories(namespace, MemoryFilter(include_expired=True), batch_size, after)
+            if not batch:
+                return
+            yield batch
+            after = (batch[-1].created_at, batch[-1].id)
+
+    def namespaces(self) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT namespace FROM namespace_stats WHERE n_docs > 0 ORDER BY namespace")]
+
+    # -- candidate indexes ----------------------------------------------------------------
+    def tag_members(self, namespace: str, tag: str, limit: int, exclude_id: str | None = None) -> list[str]:
+        rows = self.db.execute("SELECT memory_id FROM memory_tags WHERE namespace = ? AND tag = ? "
+                               "AND memory_id != ? ORDER BY created_at DESC, memory_id DESC LIMIT ?",
+                               (namespace, tag, exclude_id or "", limit))
+        return [r[0] for r in rows]
+
+    def category_members(self, namespace: str, category: str, limit: int,
+                         exclude_id: str | None = None) -> list[str]:
+        rows = self.db.execute("SELECT id FROM memories WHERE namespace = ? AND category = ? AND id != ? "
+                               "ORDER BY created_at DESC, id DESC LIMIT ?",
+                               (namespace, category, exclude_id or "", limit))
+        return [r[0] for r in rows]
+
+    def tag_counts(self, namespace: str, tags: list[str]) -> dict[str, int]:
+        return {t: self.db.execute("SELECT count(*) FROM memory_tags WHERE namespace = ? AND tag = ?",
+                                   (namespace, t)).fetchone()[0] for t in tags}
+
+    # -- recall --------------------------------------------------------------------------
+    def _load_vectors(self, namespace: str):
+        return self.db.execute("SELECT id, embedding FROM memories WHERE namespace = ? AND embedding IS NOT NULL",
+                               (namespace,)).fetchall()
+
+    def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
+                          flt: MemoryFilter, now_iso: str) -> list[str]:
+        assert self.vectors is not None, "ensure_schema() first"
+        matrix = self.vectors.get(namespace, self._load_vectors)
+        allowed = None
+        needs_sql = not flt.is_empty() or (not flt.include_expired and self.db.execute(
+            "SELECT 1 FROM memories WHERE namespace = ? AND expires_at IS NOT NULL LIMIT 1",
+            (namespace,)).fetchone())
+        if needs_sql:
+            where, params = filter_sql(flt, now_iso)
+            allowed = {r[0] for r in self.db.execute(
+                f"SELECT m.id FROM memories m WHERE m.namespace = ?{where}", [namespace, *params])}
+        return matrix.search(vector, limit, allowed)
+
+    def lexical_candidates(self, namespace: str, terms: list[str], limit: int,
+                           flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
+        if not terms:
+            return []
+        where, params = filter_sql(flt, now_iso)
+        rows = self.db.execute(
+            "SELECT m.id FROM memory_fts f JOIN memories m ON m.rowid = f.rowid "
+            f"WHERE memory_fts MATCH ? AND m.namespace = ? AND m.id != ?{where} "
+            "ORDER BY f.rank, m.id LIMIT ?",
+            [fts_query(terms), namespace, exclude_id or "", *params, limit])
+        return [r[0] for r in rows]
+
+    def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
+        row = self.db.execute("SELECT n_docs, total_length FROM namespace_stats WHERE namespace = ?",
+                              (namespace,)).fetchone()
+        unique = list(dict.fromkeys(terms))
+        df = dict(self.db.execute(f"SELECT term, df FROM term_df WHERE namespace = ? AND term IN "
+                                  f"({','.join('?' * len(unique))})", [namespace, *unique])) if unique else {}
+        return TermStats(n_docs=row[0] if row else 0, total_length=row[1] if row else 0, df=df)
+
+    # -- graph ----------------------------------------------------------------------------
+    @staticmethod
+    def _edge(row: tuple) -> Edge:
+        return Edge(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]))
+
+    def edges_of(self, namespace: str, ids: list[str]) -> list[Edge]:
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self.db.execute(f"SELECT * FROM edges WHERE namespace = ? AND (a IN ({marks}) OR b IN ({marks}))",
+                               [namespace, *ids, *ids]).fetchall()
+        return [self._edge(r) for r in rows]
+
+    def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
+                  edge_types: list[str]) -> list[Edge]:
+        if not seed_ids or not edge_types or per_seed <= 0:
+            return []
+        seeds = ",".join("?" * len(seed_ids))
+        types = ",".join("?" * len(edge_types))
+        rows = self.db.execute(f"""
+            WITH oriented AS (
+                SELECT namespace, a AS seed, b AS other, type, weight, reason_json FROM edges
+                WHERE namespace = ? AND a IN ({seeds}) AND type IN ({types}) AND weight >= ?
+                UNION ALL
+                SELECT namespace, b AS seed, a AS other, type, weight, reason_json FROM edges
+                WHERE namespace = ? AND b IN ({seeds}) AND type IN ({types}) AND weight >= ?),
+            ranked AS (
+                SELECT *, ROW_NUMBER() OVER (PARTITION BY seed ORDER BY weight DESC, other, type) AS n
+                FROM oriented)
+            SELECT namespace, seed, other, type, weight, reason_json FROM ranked WHERE n <= ?
+            ORDER BY seed, n""",
+            [namespace, *seed_ids, *edge_types, min_weight, namespace, *seed_ids, *edge_types, min_weight,
+             per_seed]).fetchall()
+        # Oriented seed -> neighbour: ``a`` is the seed here (not the canonical order).
+        return [Edge(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows]
+
+    def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self.db.execute(f"SELECT * FROM edges WHERE namespace = ? AND a IN ({marks}) AND b IN ({marks}) "
+                               "ORDER BY a, b, type", [namespace, *ids, *ids]).fetchall()
+        return [self._edge(r) for r in rows]
+
+    def stats(self, namespace: str | None) -> dict:
+        scope, params = ("WHERE namespace = ?", [namespace]) if namespace else ("", [])
+        per_ns = dict(self.db.execute(f"SELECT namespace, count(*) FROM memories {scope} "
+                                      "GROUP BY namespace ORDER BY namespace", params).fetchall())
+        edges = dict(self.db.execute(f"SELECT type, count(*) FROM edges {scope} GROUP BY type", params))
+        degree_rows = self.db.execute(f"""
+            SELECT type, node, count(*) FROM (
+                SELECT type, namespace || char(0) || a AS node FROM edges {scope}
+                UNION ALL SELECT type, namespace || char(0) || b FROM edges {scope})
+            GROUP BY type, node""", params * 2).fetchall()
+        total = sum(per_ns.values())
+        degree_max = Counter()
+        for type_, _node, count in degree_rows:
+            degree_max[type_] = max(degree_max[type_], count)
+        histogram = dict.fromkeys(HEALTH_BINS, 0)
+        for (health,) in self.db.execute(f"SELECT health FROM memories {scope}", params):
+            histogram[health_bin(health)] += 1
+        return {
+            "memories": total,
+            "namespaces": per_ns,
+            "edges": {t: edges.get(t, 0) for t in EDGE_TYPES},
+            "degree": {t: {"max": degree_max.get(t, 0),
+                           "mean": round(2 * edges.get(t, 0) / total, 4) if total else 0.0} for t in EDGE_TYPES},
+            "health_histogram": histogram,
+        }
