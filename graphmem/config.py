@@ -90,9 +90,11 @@ class EdgeSettings:
     shares_tag_weight: float
     same_category_weight: float
     overlaps_weight: float
+    related_weight: float
     max_degree_shares_tag: int
     max_degree_same_category: int
     max_degree_overlaps: int
+    max_degree_related: int
     tag_full_strength: float
     min_shared_tag_rarity: float
     min_shared_terms: int
@@ -105,7 +107,8 @@ class EdgeSettings:
     def max_degree(self, edge_type: str) -> int:
         return {"SHARES_TAG": self.max_degree_shares_tag,
                 "SAME_CATEGORY": self.max_degree_same_category,
-                "OVERLAPS": self.max_degree_overlaps}[edge_type]
+                "OVERLAPS": self.max_degree_overlaps,
+                "RELATED": self.max_degree_related}[edge_type]
 
 
 @dataclass(frozen=True)
@@ -144,9 +147,9 @@ class SearchConfig:
     expansion_min_edge_weight: float
     expansion_decay: float
     expansion_similarity_mix: float
+    expansion_merge_bonus: float
     edge_type_weights: dict[str, float]
     health_floor: float
-    include_low_health: bool
     dedupe_near_duplicates: bool
     name: str = "custom"
 

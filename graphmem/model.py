@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-EDGE_TYPES = ("SHARES_TAG", "SAME_CATEGORY", "OVERLAPS")
+LINK_TYPES = ("SHARES_TAG", "SAME_CATEGORY", "OVERLAPS")   # maintained automatically on ingest
+EDGE_TYPES = (*LINK_TYPES, "RELATED")                        # RELATED: explicit, evidence-gated
 
 
 def utcnow_iso() -> str:

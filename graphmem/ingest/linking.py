@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.config import EdgeSettings
-from graphmem.model import EDGE_TYPES, Edge, Memory
+from graphmem.model import LINK_TYPES, Edge, Memory
 
 
 @dataclass
@@ -85,7 +85,7 @@ def plan_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
         "OVERLAPS": lambda o: overlaps_edge(mem, o, cfg),
     }
     evicted: set[tuple[str, str, str]] = set()
-    for edge_type in EDGE_TYPES:
+    for edge_type in LINK_TYPES:
         cap = cfg.max_degree(edge_type)
         if cap <= 0:
             continue

@@ -70,7 +70,10 @@ class MemoryStore(Protocol):
                          exclude_id: str | None = None) -> list[str]: ...
 
     def tag_counts(self, namespace: str, tags: list[str]) -> dict[str, int]:
-        """How many memories carry each tag (for tag rarity)."""
+        """How many memories carry each tag (for tag rarity and the router)."""
+
+    def category_counts(self, namespace: str, categories: list[str]) -> dict[str, int]:
+        """How many memories are in each category (for the router)."""
 
     # -- recall (used by retrieval) -----------------------------------------------------
     def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,

@@ -268,6 +268,10 @@ class SQLiteStore:
         return {t: self.db.execute("SELECT count(*) FROM memory_tags WHERE namespace = ? AND tag = ?",
                                    (namespace, t)).fetchone()[0] for t in tags}
 
+    def category_counts(self, namespace: str, categories: list[str]) -> dict[str, int]:
+        return {c: self.db.execute("SELECT count(*) FROM memories WHERE namespace = ? AND category = ?",
+                                   (namespace, c)).fetchone()[0] for c in categories}
+
     # -- recall --------------------------------------------------------------------------
     def _load_vectors(self, namespace: str):
         return self.db.execute("SELECT id, embedding FROM memories WHERE namespace = ? AND embedding IS NOT NULL",

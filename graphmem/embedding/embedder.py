@@ -1,0 +1,222 @@
+"""Text embedders: the ``Embedder`` protocol, fastembed and cached implementations.
+
+Why the care about loading: fastembed, when it cannot find a model locally and
+HF_HUB_OFFLINE is unset, retries the hub for ~40 s before failing. graphmem must
+never stall like that, so ``load_embedder`` checks the local directory first
+and raises ``ModelNotPreparedError`` (naming the fix) in milliseconds; fastembed
+is only imported once we know what it will load. Downloads of other fastembed
+models happen only when the user opts in with GRAPHMEM_ALLOW_DOWNLOAD=1.
+
+Inputs: an empty string embeds as ``[CLS] [SEP]`` and yields a valid unit vector;
+inputs longer than 256 tokens are truncated (the tail is ignored), matching
+sentence-transformers for all-MiniLM-L6-v2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from graphmem.embedding.prepare import MODEL_DIM, MODEL_FILE, default_model_dir, is_prepared
+
+if TYPE_CHECKING:
+    from graphmem.embedding.cache import EmbeddingCache
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+PREPARE_HINT = "run `graphmem model prepare`"
+
+
+class ModelNotPreparedError(RuntimeError):
+    """The model files are not on disk; the message says how to fix it."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the rest of graphmem embeds with: unit-norm float32 rows of ``dim``."""
+
+    model_id: str
+    dim: int
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError("embed_documents takes a sequence of strings, not a single string")
+    out = list(texts)
+    for i, t in enumerate(out):
+        if not isinstance(t, str):
+            raise TypeError(f"texts[{i}] is {type(t).__name__}, expected str")
+    return out
+
+
+@contextlib.contextmanager
+def _hf_offline() -> Iterator[None]:
+    """Force HF_HUB_OFFLINE=1 while fastembed resolves a local model dir."""
+    old = os.environ.get("HF_HUB_OFFLINE")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("HF_HUB_OFFLINE", None)
+        else:
+            os.environ["HF_HUB_OFFLINE"] = old
+
+
+class FastEmbedder:
+    """``Embedder`` backed by fastembed's ``TextEmbedding`` (ONNX Runtime, CPU).
+
+    With ``model_dir`` the model loads from that directory only (never the hub);
+    without it fastembed resolves ``model_name`` itself, which may download.
+    """
+
+    def __init__(
+        self,
+        model_name: str = DEFAULT_MODEL,
+        model_dir: str | Path | None = None,
+        batch_size: int = 64,
+        threads: int | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        self.model_id = model_name
+        self.batch_size = batch_size
+        self.model_dir = Path(model_dir).expanduser() if model_dir is not None else None
+        kwargs: dict[str, Any] = {"model_name": model_name, "threads": threads}
+        if self.model_dir is not None:
+            if not (self.model_dir / MODEL_FILE).is_file():
+                raise ModelNotPreparedError(
+                    f"no {MODEL_FILE} in {self.model_dir}; {PREPARE_HINT}"
+                    + ("" if model_name == DEFAULT_MODEL else " or point model_dir at an export")
+                )
+            kwargs.update(specific_model_path=str(self.model_dir), local_files_only=True)
+
+        from fastembed import TextEmbedding  # imported late: ~1 s, only when really loading
+
+        if self.model_dir is not None:
+            with _hf_offline():
+                self._model = TextEmbedding(**kwargs)
+        else:
+            self._model = TextEmbedding(**kwargs)
+        self.dim = self._resolve_dim()
+        # fastembed does not promise thread safety; serialising costs little because
+        # onnxruntime already spreads one call over all cores.
+        self._lock = threading.Lock()
+
+    def _resolve_dim(self) -> int:
+        if self.model_id == DEFAULT_MODEL:
+            return MODEL_DIM
+        try:
+            return int(self._model.embedding_size)
+        except (ValueError, AttributeError):  # pragma: no cover - custom models
+            return int(next(iter(self._model.embed([""]))).shape[-1])
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` in batches of ``batch_size``; shape (n, dim), float32."""
+        items = _check_texts(texts)
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            rows = list(self._model.embed(items, batch_size=self.batch_size))
+        out = np.asarray(np.stack(rows), dtype=np.float32)
+        if out.shape != (len(items), self.dim):
+            raise RuntimeError(f"model returned shape {out.shape}, expected ({len(items)}, {self.dim})")
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query (this model uses no query prefix); shape (dim,)."""
+        if not isinstance(text, str):
+            raise TypeError(f"text is {type(text).__name__}, expected str")
+        return self.embed_documents([text])[0]
+
+
+class CachedEmbedder:
+    """Wraps an ``Embedder`` with an ``EmbeddingCache``: only uncached texts are embedded.
+
+    Repeated texts within one call are embedded once. Results equal the inner
+    embedder's bit for bit (vectors are stored as raw float32).
+    """
+
+    def __init__(self, inner: Embedder, cache: EmbeddingCache) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.model_id = inner.model_id
+        self.dim = inner.dim
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        items = _check_texts(texts)
+        out = np.zeros((len(items), self.dim), dtype=np.float32)
+        if not items:
+            return out
+        hits = self.cache.get_many(self.model_id, items)
+        for i, vec in hits.items():
+            out[i] = vec
+        missing: dict[str, list[int]] = {}
+        for i, text in enumerate(items):
+            if i not in hits:
+                missing.setdefault(text, []).append(i)
+        if missing:
+            unique = list(missing)
+            vecs = np.asarray(self.inner.embed_documents(unique), dtype=np.float32)
+            self.cache.put_many(self.model_id, unique, vecs)
+            for text, vec in zip(unique, vecs, strict=True):
+                out[missing[text]] = vec
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if not isinstance(text, str):
+            raise TypeError(f"text is {type(text).__name__}, expected str")
+        return self.embed_documents([text])[0]
+
+
+def load_embedder(
+    model_name: str | None = None,
+    model_dir: str | Path | None = None,
+    cache_path: str | Path | None = None,
+) -> Embedder:
+    """Build the configured embedder, failing fast when the model is not on disk.
+
+    model_name: argument, else env GRAPHMEM_MODEL, else DEFAULT_MODEL.
+    model_dir: argument, else env GRAPHMEM_MODEL_DIR, else (default model only)
+    ``default_model_dir()``. A non-default model with no dir is downloaded by fastembed
+    only if GRAPHMEM_ALLOW_DOWNLOAD=1. cache_path wraps the result in a CachedEmbedder.
+    """
+    name = model_name or os.environ.get("GRAPHMEM_MODEL") or DEFAULT_MODEL
+    if model_dir is None and os.environ.get("GRAPHMEM_MODEL_DIR"):
+        model_dir = os.environ["GRAPHMEM_MODEL_DIR"]
+    if model_dir is None and name == DEFAULT_MODEL:
+        model_dir = default_model_dir()
+
+    embedder: Embedder
+    if model_dir is not None:
+        d = Path(model_dir).expanduser()
+        ready = is_prepared(d) if name == DEFAULT_MODEL else (d / MODEL_FILE).is_file()
+        if not ready:
+            raise ModelNotPreparedError(
+                f"embedding model {name!r} is not prepared in {d}; {PREPARE_HINT}"
+                + (" (or set GRAPHMEM_MODEL_DIR)" if name == DEFAULT_MODEL else "")
+            )
+        embedder = FastEmbedder(name, model_dir=d)
+    elif os.environ.get("GRAPHMEM_ALLOW_DOWNLOAD") == "1":
+        embedder = FastEmbedder(name)
+    else:
+        raise ModelNotPreparedError(
+            f"embedding model {name!r} is not available offline: set GRAPHMEM_MODEL_DIR to a "
+            f"directory with its {MODEL_FILE}, or set GRAPHMEM_ALLOW_DOWNLOAD=1 to let fastembed "
+            f"download it; for the default model {PREPARE_HINT}"
+        )
+
+    if cache_path is not None:
+        from graphmem.embedding.cache import EmbeddingCache
+
+        embedder = CachedEmbedder(embedder, EmbeddingCache(cache_path))
+    return embedder

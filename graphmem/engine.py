@@ -1,0 +1,152 @@
+"""The library facade used by the API, the CLI, the eval harness and the notebooks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from graphmem.config import Settings, load_settings
+from graphmem.embedding.embedder import Embedder, load_embedder
+from graphmem.errors import NotFoundError, ValidationError
+from graphmem.ingest.service import Ingestor, IngestResult
+from graphmem.ingest.validate import validate_id, validate_namespace
+from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, utcnow_iso
+from graphmem.retrieval.pipeline import SearchOutcome, SearchPipeline, SearchRequest
+from graphmem.retrieval.request import build_search_config, decode_cursor, encode_cursor, parse_k
+from graphmem.stores.base import MemoryStore
+from graphmem.stores.factory import open_store
+
+
+def result_dict(cand, explain: bool = True) -> dict[str, Any]:
+    out = {"id": cand.memory.id, "score": round(cand.score, 6), "kind": cand.kind,
+           "memory": cand.memory.to_dict()}
+    if explain:
+        out["why"] = cand.why()
+    return out
+
+
+class Graphmem:
+    def __init__(self, settings: Settings, store: MemoryStore, embedder: Embedder, clock=utcnow_iso):
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        store.ensure_schema(embedder.model_id, embedder.dim)
+        self.ingestor = Ingestor(settings, store, embedder, clock)
+        self.pipeline = SearchPipeline(store, embedder, clock)
+
+    @classmethod
+    def open(cls, settings: Settings | None = None, embedder: Embedder | None = None) -> Graphmem:
+        settings = settings or load_settings()
+        if embedder is None:
+            cache = Path(settings.store.data_dir) / "embedding-cache.sqlite"
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            embedder = load_embedder(settings.model.name, settings.model.dir or None, cache_path=cache)
+        return cls(settings, open_store(settings.store), embedder)
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- memories ---------------------------------------------------------------------------
+    def add(self, data: Any, namespace: str = "default") -> IngestResult:
+        return self.ingestor.create(data, namespace)
+
+    def add_batch(self, items: list[Any], namespace: str = "default", progress=None) -> list[IngestResult]:
+        if len(items) > self.settings.limits.max_batch:
+            raise ValidationError(f"{len(items)} memories in one batch; the limit is "
+                                  f"{self.settings.limits.max_batch}", field="memories")
+        return self.ingestor.create_batch(items, namespace, progress)
+
+    def get(self, namespace: str, memory_id: str) -> Memory:
+        validate_namespace(namespace)
+        found = self.store.get_memories(namespace, [memory_id]).get(memory_id)
+        if found is None:
+            raise NotFoundError(f"memory {memory_id!r} not found in namespace {namespace!r}", field="id")
+        return found
+
+    def update(self, namespace: str, memory_id: str, patch: Any) -> Memory:
+        return self.ingestor.update(validate_namespace(namespace), memory_id, patch)
+
+    def delete(self, namespace: str, memory_id: str) -> None:
+        if not self.ingestor.delete(validate_namespace(namespace), memory_id):
+            raise NotFoundError(f"memory {memory_id!r} not found in namespace {namespace!r}", field="id")
+
+    def list(self, namespace: str, filters: MemoryFilter, limit: int = 50,
+             cursor: str | None = None) -> tuple[list[Memory], str | None]:
+        validate_namespace(namespace)
+        if not 1 <= limit <= 500:
+            raise ValidationError("limit must be between 1 and 500", field="limit")
+        rows = self.store.list_memories(namespace, filters, limit + 1, decode_cursor(cursor), self.clock())
+        page = rows[:limit]
+        nxt = encode_cursor(page[-1].created_at, page[-1].id) if len(rows) > limit else None
+        return page, nxt
+
+    def relate(self, namespace: str, from_id: str, to_id: str, evidence: Any,
+               label: str | None = None, weight: float | None = None) -> Edge:
+        return self.ingestor.relate(validate_namespace(namespace), from_id, to_id, evidence, label, weight)
+
+    def rescore(self, namespace: str | None = None) -> dict[str, int]:
+        return self.ingestor.rescore(namespace)
+
+    # -- search and graph ----------------------------------------------------------------------
+    def search_outcome(self, query: str, namespace: str = "default", k: Any = None,
+                       filters: MemoryFilter | None = None, recipe: str | None = None,
+                       stages: Any = None, params: Any = None) -> SearchOutcome:
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query must be a non-empty string", field="query")
+        if len(query) > self.settings.limits.max_query_chars:
+            raise ValidationError(f"query longer than {self.settings.limits.max_query_chars} characters",
+                                  field="query")
+        cfg = build_search_config(self.settings, recipe, stages, params)
+        req = SearchRequest(query=query.strip(), namespace=validate_namespace(namespace), config=cfg,
+                            k=parse_k(k, self.settings.limits, cfg.k), filters=filters or MemoryFilter())
+        return self.pipeline.run(req)
+
+    def search(self, query: str, namespace: str = "default", k: Any = None,
+               filters: MemoryFilter | None = None, recipe: str | None = None, stages: Any = None,
+               params: Any = None, explain: bool = True, trace: bool = False) -> dict[str, Any]:
+        outcome = self.search_outcome(query, namespace, k, filters, recipe, stages, params)
+        out: dict[str, Any] = {"query": query, "namespace": namespace,
+                               "results": [result_dict(c, explain) for c in outcome.candidates]}
+        if trace:
+            out["trace"] = outcome.trace
+        return out
+
+    def neighbors(self, namespace: str, memory_id: str, types: list[str] | None = None,
+                  min_weight: float = 0.0, limit: int = 50) -> dict[str, Any]:
+        mem = self.get(namespace, memory_id)
+        types = types or list(EDGE_TYPES)
+        bad = [t for t in types if t not in EDGE_TYPES]
+        if bad:
+            raise ValidationError(f"unknown edge type {bad[0]!r}", field="types")
+        edges = self.store.neighbors(namespace, [memory_id], limit, min_weight, types)
+        others = self.store.get_memories(namespace, [e.b for e in edges])
+        return {"memory": mem.to_dict(), "neighbors": [
+            {"memory": others[e.b].to_dict(), "type": e.type, "weight": e.weight, "reason": e.reason}
+            for e in edges if e.b in others]}
+
+    def graph(self, namespace: str, ids: list[str] | None = None, query: str | None = None,
+              k: int = 10, hops: int = 1) -> dict[str, Any]:
+        """A subgraph as nodes + edges: given ids (or a query's results) plus ``hops`` of neighbours."""
+        validate_namespace(namespace)
+        if ids:
+            seeds = [validate_id(i, self.settings.limits, "ids") for i in ids]
+        elif query:
+            seeds = [c.memory.id for c in self.search_outcome(query, namespace, k).candidates]
+        else:
+            raise ValidationError("give ids or query", field="ids")
+        if len(seeds) > self.settings.limits.max_filter_values:
+            raise ValidationError(f"at most {self.settings.limits.max_filter_values} ids", field="ids")
+        nodes = list(dict.fromkeys(seeds))
+        for _ in range(max(0, hops)):
+            edges = self.store.neighbors(namespace, nodes, 50, 0.0, list(EDGE_TYPES))
+            nodes = list(dict.fromkeys([*nodes, *(e.b for e in edges)]))
+        mems = self.store.get_memories(namespace, nodes)
+        edges = self.store.edges_among(namespace, [n for n in nodes if n in mems])
+        return {"nodes": [mems[n].to_dict() for n in nodes if n in mems],
+                "edges": [e.to_dict() for e in edges]}
+
+    def stats(self, namespace: str | None = None) -> dict[str, Any]:
+        if namespace is not None:
+            validate_namespace(namespace)
+        return self.store.stats(namespace)

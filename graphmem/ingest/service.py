@@ -1,0 +1,223 @@
+"""Ingest orchestration: validate -> dedupe -> embed -> health/source -> link -> save.
+
+Each step is its own unit (validate, health, source, evidence, linking); this module only
+sequences them against a store, under one write lock so linking reads what it writes.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from graphmem.config import Settings
+from graphmem.embedding.embedder import Embedder
+from graphmem.errors import ConflictError, GraphmemError, NotFoundError
+from graphmem.ingest.evidence import check_evidence
+from graphmem.ingest.health import assess_health
+from graphmem.ingest.linking import EdgePlan, plan_edges
+from graphmem.ingest.source import source_weight
+from graphmem.ingest.validate import MemoryInput, validate_id, validate_memory, validate_patch
+from graphmem.model import Edge, Memory, utcnow_iso
+from graphmem.stores.base import MemoryStore
+from graphmem.text import content_hash, term_counts
+
+
+@dataclass
+class IngestResult:
+    status: str                    # created | duplicate | rejected
+    memory: Memory | None = None
+    duplicate_of: str | None = None
+    error: GraphmemError | None = None
+    index: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"index": self.index, "status": self.status}
+        if self.memory is not None:
+            out["id"] = self.memory.id
+            out["memory"] = self.memory.to_dict()
+        if self.duplicate_of:
+            out["duplicate_of"] = self.duplicate_of
+        if self.error is not None:
+            out["error"] = self.error.to_dict()
+        return out
+
+
+class Ingestor:
+    def __init__(self, settings: Settings, store: MemoryStore, embedder: Embedder, clock=utcnow_iso):
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.lock = threading.RLock()
+
+    # -- building a memory ----------------------------------------------------------------
+    def build(self, inp: MemoryInput, embedding: np.ndarray, created_at: str | None = None) -> Memory:
+        """A Memory with health, source weight and terms computed, not yet linked or saved."""
+        now = self.clock()
+        health, reasons = assess_health(inp.content, inp.tags, inp.category, self.settings.health)
+        return Memory(
+            id=inp.id or uuid.uuid4().hex, namespace=inp.namespace, content=inp.content,
+            content_hash=content_hash(inp.content), tags=inp.tags, category=inp.category,
+            source=inp.source, reason=inp.reason, metadata=inp.metadata,
+            created_at=created_at or inp.created_at or now, updated_at=now,
+            valid_until=inp.valid_until, expires_at=inp.expires_at,
+            embedding=np.asarray(embedding, dtype=np.float32), health=health, health_reasons=reasons,
+            source_weight=source_weight(inp.source, self.settings.sources),
+            term_counts=term_counts(inp.content), evidence=inp.evidence)
+
+    def _candidates(self, mem: Memory) -> list[Memory]:
+        """Link candidates from the tag, category and lexical indexes (never a scan)."""
+        cfg = self.settings.edges
+        ids: list[str] = []
+        for tag in mem.tags:
+            ids += self.store.tag_members(mem.namespace, tag, cfg.candidates_per_tag, exclude_id=mem.id)
+        if mem.category:
+            ids += self.store.category_members(mem.namespace, mem.category, cfg.candidates_per_category,
+                                               exclude_id=mem.id)
+        ids += self.store.lexical_candidates(mem.namespace, list(mem.term_counts), cfg.candidates_lexical,
+                                             None, self.clock(), exclude_id=mem.id)
+        found = self.store.get_memories(mem.namespace, list(dict.fromkeys(ids)))
+        return [found[i] for i in sorted(found)]
+
+    def _link(self, mem: Memory) -> tuple[EdgePlan, str | None]:
+        candidates = self._candidates(mem)
+        near_dup = None
+        best = self.settings.ingest.near_duplicate_threshold
+        for other in candidates:
+            if other.embedding is not None and mem.embedding is not None:
+                cos = float(np.dot(mem.embedding, other.embedding))
+                if cos > best:
+                    best, near_dup = cos, other.id
+        counts = self.store.tag_counts(mem.namespace, mem.tags)
+        tag_df = {t: counts.get(t, 0) + 1 for t in mem.tags}   # + the memory being linked
+        existing: dict[str, list[Edge]] = {}
+        for edge in self.store.edges_of(mem.namespace, [c.id for c in candidates]):
+            if mem.id in (edge.a, edge.b):      # re-link: the memory's old edges are being replaced
+                continue
+            existing.setdefault(edge.a, []).append(edge)
+            existing.setdefault(edge.b, []).append(edge)
+        return plan_edges(mem, candidates, tag_df, existing, self.settings.edges), near_dup
+
+    def _save_new(self, mem: Memory) -> Memory:
+        plan, near_dup = self._link(mem)
+        mem.near_duplicate_of = near_dup
+        self.store.save_memory(mem, plan.add, plan.remove)
+        return mem
+
+    # -- public operations ----------------------------------------------------------------
+    def _existing(self, inp: MemoryInput) -> IngestResult | None:
+        if inp.id:
+            found = self.store.get_memories(inp.namespace, [inp.id]).get(inp.id)
+            if found is not None:
+                if found.content_hash != content_hash(inp.content):
+                    raise ConflictError(f"id {inp.id!r} already exists with different content", field="id")
+                return IngestResult("duplicate", found, duplicate_of=found.id)
+        same = self.store.find_by_hash(inp.namespace, content_hash(inp.content))
+        if same is not None:
+            return IngestResult("duplicate", same, duplicate_of=same.id)
+        return None
+
+    def create(self, data: Any, default_namespace: str = "default") -> IngestResult:
+        inp = validate_memory(data, self.settings.limits, default_namespace)
+        embedding = self.embedder.embed_documents([inp.content])[0]
+        with self.lock:
+            existing = self._existing(inp)
+            if existing is not None:
+                return existing
+            return IngestResult("created", self._save_new(self.build(inp, embedding)))
+
+    def create_batch(self, items: list[Any], default_namespace: str = "default",
+                     progress=None) -> list[IngestResult]:
+        """Each item is created, a duplicate, or rejected with its reason; never all-or-nothing."""
+        results: list[IngestResult | None] = [None] * len(items)
+        valid: list[tuple[int, MemoryInput]] = []
+        for i, item in enumerate(items):
+            try:
+                valid.append((i, validate_memory(item, self.settings.limits, default_namespace)))
+            except GraphmemError as exc:
+                results[i] = IngestResult("rejected", error=exc, index=i)
+        vectors = self.embedder.embed_documents([inp.content for _, inp in valid]) if valid else []
+        for (i, inp), vector in zip(valid, vectors, strict=True):
+            try:
+                with self.lock:
+                    existing = self._existing(inp)
+                    results[i] = existing or IngestResult("created", self._save_new(self.build(inp, vector)))
+                    results[i].index = i
+            except GraphmemError as exc:
+                results[i] = IngestResult("rejected", error=exc, index=i)
+            if progress is not None:
+                progress(1)
+        return [r for r in results if r is not None]
+
+    def update(self, namespace: str, memory_id: str, patch: Any) -> Memory:
+        changes = validate_patch(patch, self.settings.limits)
+        with self.lock:
+            current = self.store.get_memories(namespace, [memory_id]).get(memory_id)
+            if current is None:
+                raise NotFoundError(f"memory {memory_id!r} not found", field="id")
+            inp = MemoryInput(
+                content=changes.get("content", current.content), namespace=namespace, id=memory_id,
+                tags=changes.get("tags", current.tags), category=changes.get("category", current.category),
+                source=changes.get("source", current.source), reason=changes.get("reason", current.reason),
+                metadata=changes.get("metadata", current.metadata),
+                valid_until=changes.get("valid_until", current.valid_until),
+                expires_at=changes.get("expires_at", current.expires_at), evidence=current.evidence)
+            relink = any(k in changes for k in ("content", "tags", "category"))
+            embedding = (self.embedder.embed_documents([inp.content])[0]
+                         if "content" in changes else current.embedding)
+            mem = self.build(inp, embedding, created_at=current.created_at)
+            if not relink:
+                mem.near_duplicate_of = current.near_duplicate_of
+                self.store.save_memory(mem, [], [])
+                return mem
+            kept = [e for e in self.store.edges_of(namespace, [memory_id]) if e.type == "RELATED"]
+            plan, near_dup = self._link(replace(mem))
+            mem.near_duplicate_of = near_dup
+            self.store.save_memory(mem, kept + plan.add, plan.remove, replace_edges=True)
+            return mem
+
+    def delete(self, namespace: str, memory_id: str) -> bool:
+        with self.lock:
+            return self.store.delete_memory(namespace, memory_id)
+
+    def relate(self, namespace: str, a: str, b: str, evidence: Any, label: str | None = None,
+               weight: float | None = None) -> Edge:
+        """An explicit relation, saved only if its evidence quote is in its source text."""
+        limits = self.settings.limits
+        a, b = validate_id(a, limits, "from_id"), validate_id(b, limits, "to_id")
+        if a == b:
+            raise ConflictError("a memory cannot be related to itself", field="to_id")
+        checked = check_evidence(evidence)
+        with self.lock:
+            found = self.store.get_memories(namespace, [a, b])
+            for key, field_name in ((a, "from_id"), (b, "to_id")):
+                if key not in found:
+                    raise NotFoundError(f"memory {key!r} not found", field=field_name)
+            edge = Edge.make(namespace, a, b, "RELATED",
+                             self.settings.edges.related_weight if weight is None else weight,
+                             {"label": label or "related", "quote": checked["quote"]})
+            mem = found[a]
+            self.store.save_memory(mem, [edge], [])
+            return edge
+
+    def rescore(self, namespace: str | None = None) -> dict[str, int]:
+        """Re-apply health rules and source ranks to stored memories (nothing is deleted)."""
+        changed = seen = 0
+        for ns in [namespace] if namespace else self.store.namespaces():
+            for batch in self.store.iter_memories(ns):
+                updates = []
+                for mem in batch:
+                    seen += 1
+                    health, reasons = assess_health(mem.content, mem.tags, mem.category, self.settings.health)
+                    weight = source_weight(mem.source, self.settings.sources)
+                    if (health, [r.to_dict() for r in reasons], weight) != (
+                            mem.health, [r.to_dict() for r in mem.health_reasons], mem.source_weight):
+                        updates.append((mem.id, health, reasons, weight))
+                if updates:
+                    with self.lock:
+                        changed += self.store.update_health(ns, updates)
+        return {"memories": seen, "changed": changed}

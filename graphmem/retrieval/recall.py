@@ -1,0 +1,95 @@
+"""Hybrid recall scoring: BM25 over graphmem's own terms, cosine, and their fusion.
+
+Fusion rules (``SearchConfig.fusion``):
+- ``rrf``: sum over channels of 1 / (rrf_k + rank), rank from 1. Robust to score scales.
+- ``weighted``: vector_weight * minmax(cosine) + lexical_weight * minmax(bm25).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from graphmem.config import SearchConfig
+from graphmem.model import Memory, TermStats
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def bm25_scores(query_terms: list[str], docs: dict[str, Memory], stats: TermStats) -> dict[str, float]:
+    """Okapi BM25 (Lucene's idf form, always positive) for the docs that contain a query term."""
+    scores: dict[str, float] = {}
+    avg = stats.avg_length or 1.0
+    terms = list(dict.fromkeys(query_terms))
+    for doc_id, mem in docs.items():
+        length = mem.doc_length
+        total = 0.0
+        for term in terms:
+            tf = mem.term_counts.get(term, 0)
+            if not tf:
+                continue
+            df = stats.df.get(term, 0)
+            idf = math.log(1.0 + (stats.n_docs - df + 0.5) / (df + 0.5))
+            total += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avg))
+        if total > 0:
+            scores[doc_id] = total
+    return scores
+
+
+def cosine_scores(query_vector: np.ndarray, docs: dict[str, Memory]) -> dict[str, float]:
+    return {doc_id: float(np.dot(query_vector, mem.embedding))
+            for doc_id, mem in docs.items() if mem.embedding is not None}
+
+
+def ranked(scores: dict[str, float], limit: int | None = None) -> list[str]:
+    """Ids by descending score, ties by id (deterministic across stores)."""
+    order = sorted(scores, key=lambda i: (-scores[i], i))
+    return order if limit is None else order[:limit]
+
+
+def _minmax(scores: dict[str, float]) -> dict[str, float]:
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    span = high - low
+    return {k: (v - low) / span if span > 0 else 1.0 for k, v in scores.items()}
+
+
+def fuse(vector: dict[str, float], lexical: dict[str, float], cfg: SearchConfig) -> dict[str, dict]:
+    """Per id: fused score plus each channel's rank and raw score (the ``why`` of a direct hit)."""
+    channels = {"vector": vector, "lexical": lexical}
+    ranks = {name: {doc: r for r, doc in enumerate(ranked(s), start=1)} for name, s in channels.items()}
+    norms = {"vector": _minmax(vector), "lexical": _minmax(lexical)}
+    weights = {"vector": cfg.vector_weight, "lexical": cfg.lexical_weight}
+    out: dict[str, dict] = {}
+    for doc in set(vector) | set(lexical):
+        parts: dict[str, dict] = {}
+        fused = 0.0
+        for name, scores in channels.items():
+            if doc not in scores:
+                continue
+            rank = ranks[name][doc]
+            parts[name] = {"rank": rank, "score": round(scores[doc], 6)}
+            if cfg.fusion == "rrf":
+                fused += 1.0 / (cfg.rrf_k + rank)
+            else:
+                fused += weights[name] * norms[name][doc]
+        out[doc] = {**parts, "fused": fused}
+    return out
+
+
+def recency_multiplier(created_at: str, now_iso: str, cfg: SearchConfig) -> float:
+    """1 + recency_weight * 0.5 ** (age / half-life); 1.0 when recency is off."""
+    if cfg.recency_weight <= 0:
+        return 1.0
+    from datetime import datetime
+
+    from graphmem.model import normalize_timestamp  # local: only when recency is on
+
+    def parse(ts: str) -> datetime:
+        return datetime.fromisoformat(normalize_timestamp(ts).replace("Z", "+00:00"))
+
+    age_days = max(0.0, (parse(now_iso) - parse(created_at)).total_seconds() / 86400)
+    return 1.0 + cfg.recency_weight * 0.5 ** (age_days / cfg.recency_half_life_days)
