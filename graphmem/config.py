@@ -122,6 +122,14 @@ class StoreSettings:
 
 
 @dataclass(frozen=True)
+class ApiSettings:
+    host: str
+    port: int
+    threads: int
+    keys: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class ModelSettings:
     name: str
     dir: str
@@ -179,6 +187,7 @@ class Settings:
     edges: EdgeSettings
     store: StoreSettings
     model: ModelSettings
+    api: ApiSettings
     search: SearchConfig
     recipes: dict[str, SearchConfig] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -204,6 +213,8 @@ _ENV = {
     "GRAPHMEM_NEO4J_DATABASE": ("store", "neo4j_database"),
     "GRAPHMEM_MODEL": ("model", "name"),
     "GRAPHMEM_MODEL_DIR": ("model", "dir"),
+    "GRAPHMEM_HOST": ("api", "host"),
+    "GRAPHMEM_PORT": ("api", "port"),
 }
 
 
@@ -222,7 +233,8 @@ def load_settings(config_path: str | Path | None = None, overrides: dict | None 
     if use_env:
         for var, (section, key) in _ENV.items():
             if os.environ.get(var):
-                data[section][key] = os.environ[var]
+                value = os.environ[var]
+                data[section][key] = int(value) if key == "port" else value
     if overrides:
         data = deep_merge(data, overrides)
     return settings_from_dict(data)
@@ -250,6 +262,7 @@ def settings_from_dict(data: dict) -> Settings:
         edges=_build(EdgeSettings, data["edges"], "edges"),
         store=_build(StoreSettings, data["store"], "store"),
         model=_build(ModelSettings, data["model"], "model"),
+        api=_build(ApiSettings, data["api"], "api"),
         search=base_search,
         recipes=recipes,
         raw=data,

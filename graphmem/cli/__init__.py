@@ -1,0 +1,31 @@
+"""The ``graphmem`` command line: a thin mirror of the library (``graphmem.engine``)."""
+
+from __future__ import annotations
+
+import click
+
+from graphmem.cli.context import CliContext
+
+
+@click.group()
+@click.option("--data-dir", envvar="GRAPHMEM_DATA_DIR", type=click.Path(file_okay=False),
+              help="Embedded store directory (env GRAPHMEM_DATA_DIR).")
+@click.option("--config", "config_path", envvar="GRAPHMEM_CONFIG", type=click.Path(dir_okay=False),
+              help="TOML config file overriding graphmem/defaults.toml (env GRAPHMEM_CONFIG).")
+@click.option("--store", "store_kind", type=click.Choice(["sqlite", "neo4j"]), envvar="GRAPHMEM_STORE",
+              help="Store backend (env GRAPHMEM_STORE; default sqlite).")
+@click.version_option(package_name=None, version=__import__("graphmem").__version__)
+@click.pass_context
+def main(ctx: click.Context, data_dir: str | None, config_path: str | None, store_kind: str | None) -> None:
+    """graphmem: graph memory for AI agents."""
+    ctx.obj = CliContext(data_dir=data_dir, config_path=config_path, store_kind=store_kind)
+
+
+# -- command registry: each module adds its commands here --------------------------------------
+from graphmem.cli import memory_cmds  # noqa: E402
+
+memory_cmds.register(main)
+
+from graphmem.cli.model_cmd import model as model_group  # noqa: E402
+
+main.add_command(model_group)

@@ -1,0 +1,206 @@
+"""Memory commands: add, import, get, search, neighbors, delete, rescore, stats."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from graphmem.cli.context import CliContext, pass_cli
+from graphmem.errors import GraphmemError
+from graphmem.retrieval.request import parse_filters
+
+console = Console()
+
+
+def _fail(exc: GraphmemError) -> None:
+    raise click.ClickException(f"{exc.code}: {exc.message}" + (f" (field: {exc.field})" if exc.field else ""))
+
+
+def _echo_json(data) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+@click.command()
+@click.argument("content")
+@click.option("--tag", "tags", multiple=True, help="Tag (repeatable).")
+@click.option("--category")
+@click.option("--source", default="manual_fix", show_default=True)
+@click.option("--reason")
+@click.option("--id", "memory_id", help="Idempotency key / explicit id.")
+@click.option("--namespace", "-n", default="default", show_default=True)
+@pass_cli
+def add(cli: CliContext, content, tags, category, source, reason, memory_id, namespace) -> None:
+    """Add one memory."""
+    data = {"content": content, "tags": list(tags), "category": category, "source": source,
+            "reason": reason, "id": memory_id}
+    try:
+        result = cli.engine().add({k: v for k, v in data.items() if v is not None}, namespace)
+    except GraphmemError as exc:
+        _fail(exc)
+    _echo_json(result.to_dict())
+
+
+@click.command(name="import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--namespace", "-n", default="default", show_default=True,
+              help="Namespace for lines that do not name one.")
+@click.option("--namespace-field", help="Metadata field whose value becomes the namespace (e.g. conversation).")
+@click.option("--batch-size", default=200, show_default=True)
+@pass_cli
+def import_(cli: CliContext, path, namespace, namespace_field, batch_size) -> None:
+    """Import a JSONL file of memories (batched, idempotent) with a progress bar and summary."""
+    from graphmem.ingest.bulk import import_jsonl
+
+    try:
+        summary = import_jsonl(cli.engine(), path, namespace, namespace_field, batch_size, progress=True)
+    except GraphmemError as exc:
+        _fail(exc)
+    table = Table(title=f"import {path}")
+    for col in ("created", "duplicate", "rejected"):
+        table.add_column(col, justify="right")
+    table.add_row(str(summary["created"]), str(summary["duplicate"]), str(summary["rejected"]))
+    console.print(table)
+    for line in summary["rejections"][:20]:
+        console.print(f"  line {line['line']}: {line['code']}: {line['message']} (field: {line['field']})")
+    if len(summary["rejections"]) > 20:
+        console.print(f"  ... {len(summary['rejections']) - 20} more rejections")
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--namespace", "-n", default="default", show_default=True)
+@pass_cli
+def get(cli: CliContext, memory_id, namespace) -> None:
+    """Show one memory by id (always works, whatever its health)."""
+    try:
+        _echo_json(cli.engine().get(namespace, memory_id).to_dict())
+    except GraphmemError as exc:
+        _fail(exc)
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--namespace", "-n", default="default", show_default=True)
+@pass_cli
+def delete(cli: CliContext, memory_id, namespace) -> None:
+    """Delete a memory and its edges."""
+    try:
+        cli.engine().delete(namespace, memory_id)
+    except GraphmemError as exc:
+        _fail(exc)
+    click.echo(f"deleted {memory_id}")
+
+
+def _why_text(why: dict) -> str:
+    parts = []
+    direct = why.get("direct")
+    if direct:
+        chans = [f"{name} #{direct[name]['rank']} ({direct[name]['score']:.3f})"
+                 for name in ("vector", "lexical") if name in direct]
+        parts.append("direct: " + ", ".join(chans))
+    for path in why.get("related", [])[:2]:
+        detail = path["reason"].get("tags") or path["reason"].get("terms") or path["reason"].get("category")
+        parts.append(f"via {path['seed'][:12]} {path['edge']} w={path['weight']:.2f} {detail}")
+    health = why.get("health", {})
+    if health.get("penalties"):
+        parts.append("health " + ", ".join(p["rule"] for p in health["penalties"]))
+    return "\n".join(parts)
+
+
+@click.command()
+@click.argument("query")
+@click.option("--namespace", "-n", default="default", show_default=True)
+@click.option("-k", default=None, type=int, help="Results to return (default from the recipe).")
+@click.option("--recipe", help="Named search config (default, hybrid, lexical, vector, hybrid_expansion).")
+@click.option("--no", "disabled", multiple=True,
+              type=click.Choice(["router", "lexical", "vector", "expansion", "health", "source"]),
+              help="Disable a stage (repeatable).")
+@click.option("--tag", "tags", multiple=True, help="Filter: memory must carry this tag.")
+@click.option("--category", "categories", multiple=True, help="Filter: category (any of).")
+@click.option("--explain", is_flag=True, help="Show why each result is there.")
+@click.option("--trace", is_flag=True, help="Show per-stage counts and timings.")
+@click.option("--json", "as_json", is_flag=True, help="Print the raw JSON response.")
+@pass_cli
+def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categories, explain, trace,
+           as_json) -> None:
+    """Search memories with the staged pipeline."""
+    engine = cli.engine()
+    try:
+        filters = parse_filters({"tags": list(tags), "categories": list(categories)}, engine.settings.limits)
+        out = engine.search(query, namespace, k, filters, recipe, {d: False for d in disabled} or None,
+                            explain=True, trace=trace)
+    except GraphmemError as exc:
+        _fail(exc)
+    if as_json:
+        _echo_json(out)
+        return
+    table = Table(title=f"search: {query}", show_lines=explain)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("kind")
+    table.add_column("memory")
+    if explain:
+        table.add_column("why")
+    for i, res in enumerate(out["results"], start=1):
+        mem = res["memory"]
+        row = [str(i), f"{res['score']:.4f}", res["kind"],
+               f"{mem['content'][:90]}\n[dim]{mem['id']} · {mem['source']} · health {mem['health']:.2f}[/dim]"]
+        if explain:
+            row.append(_why_text(res["why"]))
+        table.add_row(*row)
+    console.print(table)
+    if trace:
+        stages = Table(title="trace")
+        for col in ("stage", "on", "in", "out", "ms"):
+            stages.add_column(col)
+        for st in out["trace"]["stages"]:
+            stages.add_row(st["stage"], str(st["enabled"]), str(st["in"]), str(st["out"]), f"{st['ms']:.2f}")
+        console.print(stages)
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--namespace", "-n", default="default", show_default=True)
+@click.option("--min-weight", default=0.0, show_default=True)
+@pass_cli
+def neighbors(cli: CliContext, memory_id, namespace, min_weight) -> None:
+    """One-hop neighbourhood of a memory with edge types, weights and reasons."""
+    try:
+        out = cli.engine().neighbors(namespace, memory_id, min_weight=min_weight)
+    except GraphmemError as exc:
+        _fail(exc)
+    table = Table(title=f"neighbors of {memory_id}: {out['memory']['content'][:60]}")
+    for col in ("type", "weight", "reason", "neighbor"):
+        table.add_column(col)
+    for n in out["neighbors"]:
+        table.add_row(n["type"], f"{n['weight']:.3f}", json.dumps(n["reason"])[:60],
+                      f"{n['memory']['content'][:70]}\n[dim]{n['memory']['id']}[/dim]")
+    console.print(table)
+
+
+@click.command()
+@click.option("--namespace", "-n", default=None, help="Only this namespace (default: all).")
+@pass_cli
+def rescore(cli: CliContext, namespace) -> None:
+    """Re-apply the health rules and source ranks from the current config."""
+    _echo_json(cli.engine().rescore(namespace))
+
+
+@click.command()
+@click.option("--namespace", "-n", default=None, help="Only this namespace (default: all).")
+@pass_cli
+def stats(cli: CliContext, namespace) -> None:
+    """Counts per namespace, edges per type, degree stats, health distribution."""
+    _echo_json(cli.engine().stats(namespace))
+
+
+def register(group: click.Group) -> None:
+    for command in (add, import_, get, delete, search, neighbors, rescore, stats):
+        group.add_command(command)
+
+
+__all__ = ["register", "sys"]
