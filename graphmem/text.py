@@ -12,7 +12,7 @@ import unicodedata
 from collections import Counter
 
 _WS = re.compile(r"\s+")
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9_\-.]*[a-z0-9]|[a-z0-9]")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9\-.]*[a-z0-9]|[a-z0-9]")   # "_" splits: billing_db_url
 
 # A compact English stop-word list: function words carry no topical signal for
 # OVERLAPS edges or BM25.
@@ -54,11 +54,13 @@ def normalize_category(category: str) -> str:
 
 
 def _stem(token: str) -> str:
-    """A tiny, deterministic suffix stripper: enough to join plural/verb forms."""
-    for suffix, min_len in (("ies", 5), ("ing", 6), ("ed", 5), ("es", 5), ("s", 4)):
-        if token.endswith(suffix) and len(token) >= min_len and not token.endswith("ss"):
+    """A tiny, conservative plural folder ("charts" -> "chart", "policies" -> "policy").
+
+    Verb suffixes are left alone: stripping "-ing"/"-ed" blindly maps "billing" to "bill"."""
+    for suffix, min_len in (("ies", 5), ("sses", 6), ("s", 4)):
+        if token.endswith(suffix) and len(token) >= min_len and not token.endswith(("ss", "us", "is")):
             stem = token[: -len(suffix)]
-            return stem + "y" if suffix == "ies" else stem
+            return stem + "y" if suffix == "ies" else stem + ("ss" if suffix == "sses" else "")
     return token
 
 

@@ -15,7 +15,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -115,7 +115,7 @@ class EmbeddingCache:
         with self._lock:
             self._conn.close()
 
-    def __enter__(self) -> EmbeddingCache:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from graphmem.embedding.prepare import MODEL_DIM, MODEL_FILE, default_model_dir, is_prepared
+from graphmem.embedding.prepare import (
+    MODEL_DIM,
+    MODEL_FILE,
+    default_model_dir,
+    is_prepared,
+)
 
 if TYPE_CHECKING:
     from graphmem.embedding.cache import EmbeddingCache
@@ -100,7 +105,8 @@ class FastEmbedder:
                 )
             kwargs.update(specific_model_path=str(self.model_dir), local_files_only=True)
 
-        from fastembed import TextEmbedding  # imported late: ~1 s, only when really loading
+        # Imported late (~1 s), only once we know what fastembed will load.
+        from fastembed import TextEmbedding
 
         if self.model_dir is not None:
             with _hf_offline():

@@ -218,6 +218,21 @@ def _build_into(tmp: Path, source_dir: Path) -> str:
     return onnx_sha
 
 
+def _check_replaceable(target: Path) -> None:
+    """Refuse to wipe a directory that holds anything but our own model files."""
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise PrepareError(f"{target} exists and is not a directory")
+    ours = {MODEL_FILE, MANIFEST_NAME, "tokenizer_config.json", *COPIED_FILES}
+    foreign = sorted(p.name for p in target.iterdir() if p.name not in ours)
+    if foreign:
+        raise PrepareError(
+            f"refusing to replace {target}: it holds other files ({', '.join(foreign[:5])}); "
+            "choose an empty or new directory"
+        )
+
+
 def _pick_source(source_dir: Path | None) -> Path:
     candidates = [Path(source_dir)] if source_dir is not None else find_source_dirs()
     if not candidates:
@@ -249,9 +264,11 @@ def prepare_model(
                 return PrepareResult(target, False, time.perf_counter() - start, sha)
             except PrepareError:
                 pass  # corrupt or stale: rebuild below
+        _check_replaceable(target)
         source = _pick_source(source_dir)
+        for stale in target.parent.glob(f".{target.name}.tmp-*"):  # left by a killed build
+            shutil.rmtree(stale, ignore_errors=True)
         tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         try:
             sha = _build_into(tmp, source)

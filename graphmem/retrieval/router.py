@@ -16,9 +16,10 @@ def label_candidates(query: str) -> list[str]:
 
 def router_bonus(tags: list[str], category: str | None, named_tags: set[str],
                  named_categories: set[str], boost: float) -> tuple[float, dict | None]:
-    """Multiplier (1 + boost) for a memory carrying a tag or category the query names."""
+    """Multiplier 1 + boost * (named tags carried + 1 if the category is named)."""
     hit_tags = sorted(set(tags) & named_tags)
     hit_category = category if category in named_categories else None
-    if not hit_tags and not hit_category:
+    hits = len(hit_tags) + (1 if hit_category else 0)
+    if not hits:
         return 1.0, None
-    return 1.0 + boost, {"tags": hit_tags, "category": hit_category, "boost": boost}
+    return 1.0 + boost * hits, {"tags": hit_tags, "category": hit_category, "boost": round(boost * hits, 6)}

@@ -1,0 +1,154 @@
+"""Loading an eval dataset (memories + labelled queries) and scoping it to namespaces.
+
+Why a separate layer: the harness must map *dataset* ids to *stored* ids (a dataset id that
+the store cannot take is renamed deterministically, an exact duplicate maps to the copy that
+was kept), and must put each memory and each query in the same namespace, so that a
+per-conversation benchmark like LoCoMo is scored the way it is meant to be (one store per
+conversation, no cross-conversation leakage).
+
+Memory lines are the import format (``graphmem import``). Query lines need ``id``, ``text``
+(or ``query``) and either ``relevant_ids`` (binary) or ``relevance`` (``{id: grade}``);
+every other field is kept for breakdowns (``--by category``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graphmem.errors import ValidationError
+from graphmem.ingest.validate import validate_id, validate_namespace
+
+DEFAULT_NAMESPACE = "eval"
+LOCOMO_ENV = "GRAPHMEM_LOCOMO_DIR"
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    id: str
+    text: str
+    namespace: str
+    relevance: dict[str, float]            # dataset id -> grade (> 0)
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def graded(self) -> bool:
+        return any(g != 1.0 for g in self.relevance.values())
+
+
+@dataclass
+class EvalDataset:
+    memories: list[dict[str, Any]]         # import-ready items: stored id and namespace set
+    queries: list[EvalQuery]
+    stored_id: dict[str, str]              # dataset id -> id requested from the store
+    renamed: int = 0                       # dataset ids the store could not take as given
+
+    def namespaces(self) -> list[str]:
+        return sorted({m["namespace"] for m in self.memories})
+
+
+def locomo_dir(repo_root: Path | None = None) -> Path:
+    """``$GRAPHMEM_LOCOMO_DIR`` else ``<repo>/../shared/datasets/locomo-dev`` (read in place:
+    the dataset has no licence to redistribute, so it is never copied into the repo)."""
+    if os.environ.get(LOCOMO_ENV):
+        return Path(os.environ[LOCOMO_ENV]).expanduser()
+    root = repo_root or Path(__file__).resolve().parents[2]
+    return (root / ".." / "shared" / "datasets" / "locomo-dev").resolve()
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValidationError(f"{path}:{number}: invalid JSON: {exc.msg}") from exc
+            if not isinstance(row, dict):
+                raise ValidationError(f"{path}:{number}: each line must be a JSON object")
+            rows.append(row)
+    return rows
+
+
+def storable_id(raw: Any, limits) -> str:
+    """The dataset id itself when the store accepts it, else a stable hash-based id."""
+    try:
+        return validate_id(raw, limits)
+    except ValidationError:
+        return "ds-" + hashlib.sha1(str(raw).encode("utf-8")).hexdigest()[:20]
+
+
+def _namespace(value: Any, prefix: str) -> str:
+    name = f"{prefix}{value}"
+    try:
+        return validate_namespace(name)
+    except ValidationError:
+        safe = "".join(ch if ch.isalnum() or ch in "_.:-" else "-" for ch in name)[:64]
+        return validate_namespace(safe.lstrip("_.:-") or DEFAULT_NAMESPACE)
+
+
+def scope_memories(rows: list[dict[str, Any]], scope: str | None, limits, namespace: str = DEFAULT_NAMESPACE,
+                   prefix: str = "") -> tuple[list[dict[str, Any]], dict[str, str], int]:
+    """Import-ready copies: namespace = own ``namespace`` field, else ``metadata[scope]`` (or a
+    top-level ``scope`` field), else ``namespace``; ids made storable (missing ids get the line
+    number, so runs are deterministic rather than uuid-random)."""
+    out: list[dict[str, Any]] = []
+    ids: dict[str, str] = {}
+    renamed = 0
+    for number, row in enumerate(rows, start=1):
+        item = dict(row)
+        raw_id = item.get("id")
+        dataset_id = str(raw_id) if raw_id is not None else f"line-{number}"
+        stored = storable_id(dataset_id, limits)
+        renamed += stored != dataset_id
+        item["id"] = stored
+        ids[dataset_id] = stored
+        scoped = item.get("namespace")
+        if scoped is None and scope:
+            scoped = (item.get("metadata") or {}).get(scope, item.get(scope))
+        item["namespace"] = _namespace(scoped if scoped is not None else namespace, prefix)
+        if scope and scope in item and scope not in ("namespace", "metadata"):
+            item.pop(scope)          # a top-level scope field is not a memory field
+        out.append(item)
+    return out, ids, renamed
+
+
+def parse_query(row: dict[str, Any], scope: str | None, namespace: str = DEFAULT_NAMESPACE,
+                prefix: str = "") -> EvalQuery:
+    text = row.get("text", row.get("query"))
+    if not isinstance(text, str) or not text.strip():
+        raise ValidationError(f"query {row.get('id')!r} has no text")
+    if isinstance(row.get("relevance"), dict):
+        relevance = {str(i): float(g) for i, g in row["relevance"].items() if float(g) > 0}
+    else:
+        relevance = {str(i): 1.0 for i in row.get("relevant_ids") or []}
+    scoped = row.get("namespace")
+    if scoped is None and scope:
+        scoped = row.get(scope)
+    fields = {k: v for k, v in row.items() if k not in ("text", "query", "relevance", "relevant_ids")}
+    return EvalQuery(id=str(row.get("id", "")), text=text.strip(),
+                     namespace=_namespace(scoped if scoped is not None else namespace, prefix),
+                     relevance=relevance, fields=fields)
+
+
+def load_dataset(memories: str | Path, queries: str | Path, limits, scope: str | None = None,
+                 namespace: str = DEFAULT_NAMESPACE, prefix: str = "",
+                 limit_queries: int | None = None, only_namespaces: list[str] | None = None) -> EvalDataset:
+    """Read both files. ``only_namespaces`` keeps a subset (e.g. one LoCoMo conversation, for
+    a fast test); ``limit_queries`` keeps the first N queries (after that subset)."""
+    mems, ids, renamed = scope_memories(read_jsonl(memories), scope, limits, namespace, prefix)
+    qs = [parse_query(r, scope, namespace, prefix) for r in read_jsonl(queries)]
+    if only_namespaces is not None:
+        keep = {_namespace(n, prefix) for n in only_namespaces}
+        mems = [m for m in mems if m["namespace"] in keep]
+        qs = [q for q in qs if q.namespace in keep]
+    qs = [q for q in qs if q.relevance]            # unlabelled queries cannot be scored
+    if limit_queries is not None:
+        qs = qs[:limit_queries]
+    return EvalDataset(memories=mems, queries=qs, stored_id=ids, renamed=renamed)

@@ -1,0 +1,135 @@
+"""Pure ranking metrics for the eval harness.
+
+Kept free of IO and of graphmem types so each number can be checked by hand in a unit
+test. A ranked list is a sequence of *results*; a result is one id, or a collection of ids
+when one returned memory stands for several stored ones (the pipeline merges
+near-duplicates into the better-scored copy and names the others in its ``why``). A result
+credits every relevant id it stands for, but each relevant id is credited once, at its
+first (best) position.
+
+Relevance is a mapping ``id -> grade``; grades <= 0 mean "not relevant". Binary labels
+are grade 1. Conventions, chosen to match trec_eval so numbers compare with papers:
+
+- recall@k = relevant ids credited in the top k / all relevant ids
+- precision@k = results in the top k that credit a relevant id / k (not / results returned:
+  returning fewer results is not rewarded)
+- nDCG@k uses linear gain (grade) and log2(rank + 1) discount; the ideal list puts every
+  relevant id in its own slot, best grade first
+- MRR uses the first relevant result within the list given (callers cut it to k)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping, Sequence
+
+Result = str | Collection[str]
+
+
+def _ids(result: Result) -> tuple[str, ...]:
+    return (result,) if isinstance(result, str) else tuple(result)
+
+
+def _relevant(relevance: Mapping[str, float]) -> dict[str, float]:
+    return {i: float(g) for i, g in relevance.items() if g > 0}
+
+
+def credited(ranked: Sequence[Result], relevance: Mapping[str, float], k: int) -> list[list[str]]:
+    """Per result in the top k, the relevant ids it is the first to credit."""
+    rel = _relevant(relevance)
+    seen: set[str] = set()
+    out: list[list[str]] = []
+    for result in ranked[:k]:
+        fresh = [i for i in dict.fromkeys(_ids(result)) if i in rel and i not in seen]
+        seen.update(fresh)
+        out.append(fresh)
+    return out
+
+
+def recall_at_k(ranked: Sequence[Result], relevance: Mapping[str, float], k: int) -> float:
+    """Share of relevant ids found in the top k; 0.0 when nothing is relevant."""
+    rel = _relevant(relevance)
+    if not rel:
+        return 0.0
+    return sum(len(c) for c in credited(ranked, rel, k)) / len(rel)
+
+
+def precision_at_k(ranked: Sequence[Result], relevance: Mapping[str, float], k: int) -> float:
+    """Share of the k slots filled by a result that credits a relevant id."""
+    if k <= 0:
+        return 0.0
+    rel = _relevant(relevance)
+    hits = sum(1 for result in ranked[:k] if any(i in rel for i in _ids(result)))
+    return hits / k
+
+
+def hit_at_k(ranked: Sequence[Result], relevance: Mapping[str, float], k: int) -> float:
+    """1.0 when any relevant id is in the top k, else 0.0."""
+    rel = _relevant(relevance)
+    return 1.0 if any(i in rel for result in ranked[:k] for i in _ids(result)) else 0.0
+
+
+def reciprocal_rank(ranked: Sequence[Result], relevance: Mapping[str, float]) -> float:
+    """1 / position of the first result crediting a relevant id; 0.0 when there is none."""
+    rel = _relevant(relevance)
+    for position, result in enumerate(ranked, start=1):
+        if any(i in rel for i in _ids(result)):
+            return 1.0 / position
+    return 0.0
+
+
+def dcg(gains: Sequence[float]) -> float:
+    return sum(g / math.log2(position + 1) for position, g in enumerate(gains, start=1))
+
+
+def ndcg_at_k(ranked: Sequence[Result], relevance: Mapping[str, float], k: int) -> float:
+    """Graded nDCG@k. A result crediting several relevant ids gains their best grade (it
+    occupies one slot); the others count as found for recall but add no extra gain."""
+    rel = _relevant(relevance)
+    if not rel or k <= 0:
+        return 0.0
+    gains = [max((rel[i] for i in ids), default=0.0) for ids in credited(ranked, rel, k)]
+    ideal = dcg(sorted(rel.values(), reverse=True)[:k])
+    return dcg(gains) / ideal if ideal > 0 else 0.0
+
+
+def low_health_share(healths: Sequence[float], threshold: float = 0.5) -> float:
+    """Share of returned memories with health below ``threshold`` (0.0 for no results)."""
+    if not healths:
+        return 0.0
+    return sum(1 for h in healths if h < threshold) / len(healths)
+
+
+def low_health_above_relevant(ranked: Sequence[Result], healths: Sequence[float],
+                              relevance: Mapping[str, float], top: int = 3,
+                              threshold: float = 0.5) -> bool:
+    """True when a low-health result sits in the top ``top`` *above* a healthy result that
+    credits a relevant id (anywhere further down the list given, so a healthy answer pushed
+    out of the top ``top`` by junk also counts). Healthy relevant results are the ones the
+    health stage must protect; whether the low-health record is itself labelled relevant
+    does not matter."""
+    rel = _relevant(relevance)
+    first_low = next((i for i, h in enumerate(healths[:top]) if h < threshold), None)
+    if first_low is None:
+        return False
+    return any(healths[j] >= threshold and any(i in rel for i in _ids(ranked[j]))
+               for j in range(first_low + 1, min(len(ranked), len(healths))))
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolated percentile (numpy's default), ``q`` in [0, 100]; 0.0 when empty."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100.0
+    low, high = math.floor(pos), math.ceil(pos)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def relative_lift(new: float, base: float) -> float | None:
+    """(new - base) / base; None when the base is 0 (a lift from nothing is undefined)."""
+    return None if base == 0 else (new - base) / base

@@ -1,0 +1,55 @@
+"""Loader for the Cypher files in ``cypher/`` (one query per file, header comments kept).
+
+Python never builds Cypher from values: every value is a query parameter. The only text
+substitution is ``{{TYPE}}`` (a relationship type, which Cypher cannot take as a parameter
+in MERGE), and it accepts nothing but a type from ``graphmem.model.EDGE_TYPES``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cache
+from pathlib import Path
+
+from graphmem.errors import ConfigError, ValidationError
+from graphmem.model import EDGE_TYPES
+
+_STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
+
+
+def cypher_dir() -> Path:
+    """``$GRAPHMEM_CYPHER_DIR`` when set, else ``cypher/`` at the repository root."""
+    override = os.environ.get("GRAPHMEM_CYPHER_DIR")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[3] / "cypher"
+
+
+@cache
+def load(name: str) -> str:
+    """The text of ``cypher/<name>.cypher`` without the trailing ';'."""
+    path = cypher_dir() / f"{name}.cypher"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError(f"Cypher query file {path} is missing", field="GRAPHMEM_CYPHER_DIR") from exc
+    return text.strip().removesuffix(";")
+
+
+def statements(name: str) -> list[str]:
+    """The statements of a multi-statement file (split on ';' at the end of a line)."""
+    parts = _STATEMENT_END.split(load(name))
+    return [p.strip() for p in parts if _code(p)]
+
+
+def _code(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.strip().startswith("//")).strip()
+
+
+@cache
+def for_type(name: str, edge_type: str) -> str:
+    """``name`` with ``{{TYPE}}`` replaced by a whitelisted relationship type."""
+    if edge_type not in EDGE_TYPES:
+        raise ValidationError(f"unknown edge type {edge_type!r}; expected one of {EDGE_TYPES}", field="type")
+    return load(name).replace("{{TYPE}}", edge_type)

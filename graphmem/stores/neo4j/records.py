@@ -1,0 +1,107 @@
+"""Conversions between graphmem's data types and Neo4j properties / query parameters.
+
+Stored like the embedded store: JSON text for metadata, health reasons, term counts,
+evidence and edge reasons (edge reasons with sorted keys); embeddings as a list of floats
+(exact float32 values) returned as ``np.float32`` arrays; timestamps as the fixed-width ISO
+strings of ``graphmem.model`` (so string order is time order).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from graphmem.model import Edge, Memory, MemoryFilter
+
+
+def memory_props(mem: Memory) -> dict[str, Any]:
+    """Every stored property of the memory node (None removes the property)."""
+    embedding = None if mem.embedding is None else np.asarray(mem.embedding, dtype=np.float32).tolist()
+    return {
+        "namespace": mem.namespace,
+        "id": mem.id,
+        "content": mem.content,
+        "content_hash": mem.content_hash,
+        "tags": list(mem.tags),
+        "category": mem.category,
+        "source": mem.source,
+        "reason": mem.reason,
+        "metadata": json.dumps(mem.metadata),
+        "created_at": mem.created_at,
+        "updated_at": mem.updated_at,
+        "valid_until": mem.valid_until,
+        "expires_at": mem.expires_at,
+        "embedding": embedding,
+        "health": float(mem.health),
+        "health_reasons": mem.health_reasons_json(),
+        "source_weight": float(mem.source_weight),
+        "term_counts": json.dumps(mem.term_counts),
+        "term_keys": list(mem.term_counts),
+        "doc_length": int(mem.doc_length),
+        # Same text as the embedded store's FTS row: each term repeated per occurrence.
+        "terms": " ".join(t for t, n in mem.term_counts.items() for _ in range(n)),
+        "near_duplicate_of": mem.near_duplicate_of,
+        "evidence": None if mem.evidence is None else json.dumps(mem.evidence),
+    }
+
+
+def to_memory(p: dict[str, Any]) -> Memory:
+    embedding = p.get("embedding")
+    evidence = p.get("evidence")
+    return Memory(
+        id=p["id"], namespace=p["namespace"], content=p["content"], content_hash=p["content_hash"],
+        tags=list(p.get("tags") or []), category=p.get("category"), source=p["source"],
+        reason=p.get("reason"), metadata=json.loads(p["metadata"]), created_at=p["created_at"],
+        updated_at=p["updated_at"], valid_until=p.get("valid_until"), expires_at=p.get("expires_at"),
+        embedding=None if embedding is None else np.asarray(embedding, dtype=np.float32),
+        health=p["health"], health_reasons=Memory.parse_health_reasons(p["health_reasons"]),
+        source_weight=p["source_weight"], term_counts=json.loads(p["term_counts"]),
+        near_duplicate_of=p.get("near_duplicate_of"),
+        evidence=json.loads(evidence) if evidence else None)
+
+
+def edge_param(edge: Edge) -> dict[str, Any]:
+    return {"namespace": edge.namespace, "a": edge.a, "b": edge.b, "type": edge.type,
+            "weight": float(edge.weight), "reason": json.dumps(edge.reason, sort_keys=True)}
+
+
+def to_edge(namespace: str, row) -> Edge:
+    """An edge from a row with columns a, b, type, weight, reason (or seed, other, ...)."""
+    values = row.values() if hasattr(row, "values") else row
+    a, b, type_, weight, reason = values
+    return Edge(namespace, a, b, type_, weight, json.loads(reason))
+
+
+def filter_params(flt: MemoryFilter | None, now_iso: str) -> dict[str, Any]:
+    """Parameters of the filter block shared by the list / recall queries.
+
+    ``None`` means no filter at all (not even expiry), as in the embedded store. Empty
+    strings for the created range count as "no bound", like ``MemoryFilter.matches``.
+    """
+    if flt is None:
+        flt = MemoryFilter(include_expired=True)
+    return {
+        "include_expired": bool(flt.include_expired),
+        "now": now_iso or "",
+        "tags": list(flt.tags),
+        "categories": list(flt.categories),
+        "sources": list(flt.sources),
+        "min_health": None if flt.min_health is None else float(flt.min_health),
+        "max_health": None if flt.max_health is None else float(flt.max_health),
+        "created_after": flt.created_after or None,
+        "created_before": flt.created_before or None,
+    }
+
+
+def lucene_queries(terms: list[str], chunk: int = 512) -> list[str]:
+    """Lucene queries ORing the distinct terms, each quoted with ``\\`` and ``"`` escaped.
+
+    Inside a quoted phrase no other character is special to Lucene's query parser, so
+    ``c++``, ``a:b`` or ``(x)`` are searched literally. Terms are chunked below Lucene's
+    default limit of 1024 boolean clauses.
+    """
+    unique = [t for t in dict.fromkeys(terms) if t.strip()]
+    quoted = ['"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in unique]
+    return [" OR ".join(quoted[i:i + chunk]) for i in range(0, len(quoted), chunk)]

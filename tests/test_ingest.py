@@ -1,0 +1,142 @@
+"""Ingest through the engine on the real SQLite store and the real embedding model."""
+
+import pytest
+
+from graphmem.errors import ConflictError, EvidenceRejected, NotFoundError, TooLargeError, ValidationError
+
+DEPLOY = {"content": "Deploys of the billing service go through the blue-green pipeline in infra/",
+          "tags": ["Billing", " deploy "], "category": "Skills", "source": "memory_tool"}
+
+
+def test_create_normalises_and_scores(engine):
+    res = engine.add(DEPLOY)
+    mem = res.memory
+    assert res.status == "created"
+    assert mem.tags == ["billing", "deploy"] and mem.category == "skills"
+    assert mem.health == 1.0 and mem.source_weight == 1.0
+    assert mem.embedding.shape == (384,)
+    assert engine.get("default", mem.id).content == DEPLOY["content"]
+
+
+def test_exact_duplicate_returns_existing(engine):
+    first = engine.add(DEPLOY).memory
+    again = engine.add({**DEPLOY, "content": "  deploys of the BILLING service go through the blue-green "
+                                            "pipeline in infra/ ", "source": "cron"})
+    assert again.status == "duplicate" and again.duplicate_of == first.id
+    assert engine.stats()["memories"] == 1
+
+
+def test_idempotency_key(engine):
+    a = engine.add({**DEPLOY, "id": "deploy-skill"})
+    b = engine.add({**DEPLOY, "id": "deploy-skill"})
+    assert a.status == "created" and b.status == "duplicate" and b.memory.id == "deploy-skill"
+    with pytest.raises(ConflictError) as err:
+        engine.add({**DEPLOY, "id": "deploy-skill", "content": "something else entirely about deploys"})
+    assert err.value.field == "id"
+
+
+def test_near_duplicate_is_stored_flagged_and_linked(engine):
+    first = engine.add(DEPLOY).memory
+    near = engine.add({**DEPLOY, "content": DEPLOY["content"] + " now", "source": "cron"}).memory
+    assert near.near_duplicate_of == first.id
+    out = engine.search("how are billing deploys done", k=5)
+    ids = [r["id"] for r in out["results"]]
+    assert first.id in ids and near.id not in ids          # the better-sourced copy is kept
+    kept = next(r for r in out["results"] if r["id"] == first.id)
+    assert kept["why"]["near_duplicates_merged"] == [near.id]
+
+
+@pytest.mark.parametrize("bad, field", [
+    ({"content": ""}, "content"),
+    ({"content": "x" * 9000}, "content"),
+    ({"content": "ok content here", "tags": "notalist"}, "tags"),
+    ({"content": "ok content here", "tags": ["t"] * 40}, "tags"),
+    ({"content": "ok content here", "tags": ["x" * 100]}, "tags[0]"),
+    ({"content": "ok content here", "metadata": {"blob": "x" * 20000}}, "metadata"),
+    ({"content": "ok content here", "namespace": "bad namespace!"}, "namespace"),
+    ({"content": "ok content here", "id": "has space"}, "id"),
+    ({"content": "ok content here", "expires_at": "tomorrow"}, "expires_at"),
+    ({"content": "ok content here", "colour": "red"}, "colour"),
+])
+def test_validation_names_the_field_and_writes_nothing(engine, bad, field):
+    with pytest.raises((ValidationError, TooLargeError)) as err:
+        engine.add(bad)
+    assert err.value.field == field
+    assert engine.stats()["memories"] == 0
+
+
+def test_evidence_gate(engine):
+    source_text = "User said: I always want answers in British English, please."
+    ok = engine.add({"content": "The user wants answers in British English", "extracted": True,
+                     "evidence": {"source_text": source_text, "quote": "always want answers in  BRITISH English"},
+                     "tags": ["preferences"], "category": "preferences"})
+    assert ok.status == "created" and ok.memory.evidence["quote"]
+    with pytest.raises(EvidenceRejected) as err:
+        engine.add({"content": "The user wants answers in French", "extracted": True,
+                    "evidence": {"source_text": source_text, "quote": "answers in French"}})
+    assert err.value.field == "evidence.quote"
+    with pytest.raises(EvidenceRejected):
+        engine.add({"content": "The user wants answers in French", "extracted": True})
+
+
+def test_batch_reports_each_item(engine):
+    results = engine.add_batch([DEPLOY, {"content": ""}, DEPLOY, {"content": "Second memory about deploys"}])
+    assert [r.status for r in results] == ["created", "rejected", "duplicate", "created"]
+    assert results[1].error.field == "content"
+    with pytest.raises(ValidationError):
+        engine.add_batch([DEPLOY] * 501)
+
+
+def test_update_relinks_and_delete_leaves_no_edges(engine):
+    a = engine.add({"content": "Billing API runs on port 8443 behind the internal load balancer",
+                    "tags": ["billing", "config"], "category": "configuration"}).memory
+    b = engine.add({"content": "Use the billing staging account for integration tests",
+                    "tags": ["billing"], "category": "rules"}).memory
+    c = engine.add({"content": "Search service caches results for five minutes",
+                    "tags": ["search"], "category": "configuration"}).memory
+    edges = engine.store.edges_of("default", [a.id])
+    assert {e.type for e in edges} >= {"SHARES_TAG", "SAME_CATEGORY"}
+    updated = engine.update("default", b.id, {"tags": ["search"], "category": "configuration"})
+    assert updated.tags == ["search"]
+    b_edges = engine.store.edges_of("default", [b.id])
+    assert {(e.type, e.other(b.id)) for e in b_edges} >= {("SHARES_TAG", c.id), ("SAME_CATEGORY", c.id)}
+    assert not [e for e in b_edges if e.type == "SHARES_TAG" and e.other(b.id) == a.id]
+    engine.delete("default", a.id)
+    assert engine.store.edges_of("default", [a.id]) == []
+    with pytest.raises(NotFoundError):
+        engine.get("default", a.id)
+    with pytest.raises(NotFoundError):
+        engine.delete("default", a.id)
+
+
+def test_namespaces_isolate_memories_and_edges(engine):
+    engine.add({**DEPLOY, "namespace": "agent-a"})
+    engine.add({**DEPLOY, "namespace": "agent-b"})       # same content, other namespace: not a duplicate
+    engine.add({**DEPLOY, "content": DEPLOY["content"] + " (b)", "namespace": "agent-b"})
+    assert engine.stats("agent-a")["memories"] == 1 and engine.stats("agent-b")["memories"] == 2
+    for ns in ("agent-a", "agent-b"):
+        own = {m.id for batch in engine.store.iter_memories(ns) for m in batch}
+        for e in engine.store.edges_of(ns, list(own)):
+            assert e.a in own and e.b in own
+        assert all(r["memory"]["namespace"] == ns for r in engine.search("billing deploys", ns)["results"])
+
+
+def test_rescore_applies_changed_rules(make_engine, tmp_path):
+    engine = make_engine()
+    mem = engine.add({"content": "A memory with a perfectly fine length", "tags": ["t"], "category": "c"}).memory
+    assert mem.health == 1.0
+    strict = make_engine({"health": {"short_chars": 100}})
+    assert strict.rescore() == {"memories": 1, "changed": 1}
+    rescored = strict.get("default", mem.id)
+    assert rescored.health == 0.6 and rescored.health_reasons[0].rule == "too_short"
+
+
+def test_relation_with_evidence(engine):
+    a = engine.add({"content": "Billing service deploy skill", "tags": ["billing"]}).memory
+    b = engine.add({"content": "Payments freeze during quarter close", "tags": ["finance"]}).memory
+    edge = engine.relate("default", a.id, b.id, {"source_text": "Note: billing deploys pause at quarter close.",
+                                                 "quote": "billing deploys pause"}, label="blocked_by")
+    assert edge.type == "RELATED" and edge.reason["label"] == "blocked_by"
+    assert [n["type"] for n in engine.neighbors("default", a.id)["neighbors"]] == ["RELATED"]
+    with pytest.raises(EvidenceRejected):
+        engine.relate("default", a.id, b.id, {"source_text": "nothing here", "quote": "billing"})

@@ -1,0 +1,75 @@
+"""Pure scoring rules of each retrieval stage."""
+
+import numpy as np
+
+from graphmem.config import load_settings
+from graphmem.model import Edge, HealthPenalty, Memory, TermStats
+from graphmem.retrieval import expansion, rank, recall, router, weighting
+from graphmem.retrieval.candidate import Candidate
+
+CFG = load_settings(use_env=False).recipe("default")
+
+
+def mem(i, terms=None, health=1.0, source_weight=1.0, near=None):
+    return Memory(id=f"m{i}", namespace="ns", content="c", content_hash=str(i), term_counts=terms or {},
+                  health=health, source_weight=source_weight, near_duplicate_of=near,
+                  embedding=np.eye(4, dtype=np.float32)[i % 4])
+
+
+def test_bm25_prefers_rare_terms_and_ignores_absent_docs():
+    docs = {"m1": mem(1, {"helm": 1, "deploy": 1}), "m2": mem(2, {"deploy": 2}), "m3": mem(3, {"other": 1})}
+    stats = TermStats(n_docs=100, total_length=200, df={"helm": 2, "deploy": 50})
+    scores = recall.bm25_scores(["helm", "deploy"], docs, stats)
+    assert set(scores) == {"m1", "m2"} and scores["m1"] > scores["m2"]
+
+
+def test_rrf_fusion_and_weighted_fusion():
+    fused = recall.fuse({"a": 0.9, "b": 0.5}, {"b": 7.0, "c": 3.0}, CFG.with_overrides({"fusion": "rrf"}))
+    assert fused["b"]["fused"] == 1 / 62 + 1 / 61 and fused["a"]["fused"] == 1 / 61 and fused["c"]["fused"] == 1 / 62
+    assert fused["a"]["vector"] == {"rank": 1, "score": 0.9} and "lexical" not in fused["a"]
+    weighted = recall.fuse({"a": 0.9, "b": 0.5}, {"b": 7.0, "c": 3.0}, CFG.with_overrides({"fusion": "weighted"}))
+    assert weighted["b"]["fused"] == 0.5 * 0 + 0.5 * 1.0 and weighted["a"]["fused"] == 0.5
+
+
+def test_ranked_breaks_ties_by_id():
+    assert recall.ranked({"b": 1.0, "a": 1.0, "c": 2.0}) == ["c", "a", "b"]
+
+
+def test_neighbour_never_outscores_its_seed_and_keeps_best_path():
+    edges = [Edge("ns", "s1", "n", "SHARES_TAG", 1.0, {"tags": ["x"]}),
+             Edge("ns", "s2", "n", "OVERLAPS", 0.4, {"terms": ["a", "b", "c"]}),
+             Edge("ns", "s1", "s1", "SHARES_TAG", 1.0, {})]
+    found = expansion.expand({"s1": 0.5, "s2": 0.9}, edges, {"n": 1.0}, CFG)
+    score, paths = found["n"]
+    assert set(found) == {"n"}                     # a seed is never its own neighbour
+    assert score < 0.9 and len(paths) == 2
+    assert score == max(p["score"] for p in paths)
+
+
+def test_edge_type_weights_switch_types_off():
+    cfg = CFG.with_overrides({"edge_type_weights": {"OVERLAPS": 0.0}})
+    found = expansion.expand({"s": 1.0}, [Edge("ns", "s", "n", "OVERLAPS", 0.5, {})], {}, cfg)
+    assert found["n"][0] == 0.0
+
+
+def test_health_multiplier_is_bounded():
+    assert weighting.health_multiplier(mem(1, health=0.0), 0.5) == 0.5
+    assert weighting.health_multiplier(mem(1, health=1.0), 0.5) == 1.0
+    why = weighting.health_why(Memory(id="x", namespace="n", content="c", content_hash="h", health=0.6,
+                                      health_reasons=[HealthPenalty("too_short", 0.4, "5 chars")]), 0.5)
+    assert why["penalties"][0]["rule"] == "too_short" and why["multiplier"] == 0.8
+
+
+def test_dedupe_keeps_the_better_scored_twin():
+    a, b, c = Candidate(mem(1), 0.9), Candidate(mem(2, near="m1"), 0.95), Candidate(mem(3), 0.1)
+    kept, dropped = rank.top_k([a, b, c], 10, dedupe=True)
+    assert [k.memory.id for k in kept] == ["m2", "m3"] and dropped == 1 and kept[0].merged_duplicates == ["m1"]
+
+
+def test_router_names_tags_in_query():
+    labels = router.label_candidates("How do I deploy the billing service?")
+    assert "billing" in labels and "deploy" in labels and "billing service" in labels
+    assert router.router_bonus(["billing"], None, {"billing"}, set(), 0.1) == (
+        1.1, {"tags": ["billing"], "category": None, "boost": 0.1})
+    assert router.router_bonus(["billing", "config"], "ops", {"billing", "config"}, {"ops"}, 0.1)[0] == 1.3
+    assert router.router_bonus(["x"], "c", {"billing"}, set(), 0.1) == (1.0, None)
