@@ -103,6 +103,7 @@ class EdgeSettings:
     candidates_per_tag: int
     candidates_per_category: int
     candidates_lexical: int
+    lexical_query_terms: int
 
     def max_degree(self, edge_type: str) -> int:
         return {"SHARES_TAG": self.max_degree_shares_tag,

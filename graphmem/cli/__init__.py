@@ -29,3 +29,15 @@ memory_cmds.register(main)
 from graphmem.cli.model_cmd import model as model_group  # noqa: E402
 
 main.add_command(model_group)
+
+from graphmem.cli.eval_cmd import eval_ as eval_command  # noqa: E402
+
+main.add_command(eval_command)
+
+from graphmem.cli.export_cmd import export as export_command  # noqa: E402
+
+main.add_command(export_command)
+
+from graphmem.cli.serve_cmd import serve  # noqa: E402
+
+main.add_command(serve)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import ValidationError
-from graphmem.ingest.validate import validate_id, validate_namespace
+from graphmem.ingest.validate import WRITABLE_FIELDS, validate_id, validate_namespace
 
 DEFAULT_NAMESPACE = "eval"
 LOCOMO_ENV = "GRAPHMEM_LOCOMO_DIR"
@@ -46,6 +46,7 @@ class EvalDataset:
     queries: list[EvalQuery]
     stored_id: dict[str, str]              # dataset id -> id requested from the store
     renamed: int = 0                       # dataset ids the store could not take as given
+    unlabelled_queries: int = 0            # dropped: nothing to score them against
 
     def namespaces(self) -> list[str]:
         return sorted({m["namespace"] for m in self.memories})
@@ -113,8 +114,8 @@ def scope_memories(rows: list[dict[str, Any]], scope: str | None, limits, namesp
         if scoped is None and scope:
             scoped = (item.get("metadata") or {}).get(scope, item.get(scope))
         item["namespace"] = _namespace(scoped if scoped is not None else namespace, prefix)
-        if scope and scope in item and scope not in ("namespace", "metadata"):
-            item.pop(scope)          # a top-level scope field is not a memory field
+        if scope and scope in item and scope not in WRITABLE_FIELDS:
+            item.pop(scope)          # a top-level scope field that is not a memory field
         out.append(item)
     return out, ids, renamed
 
@@ -148,7 +149,8 @@ def load_dataset(memories: str | Path, queries: str | Path, limits, scope: str |
         keep = {_namespace(n, prefix) for n in only_namespaces}
         mems = [m for m in mems if m["namespace"] in keep]
         qs = [q for q in qs if q.namespace in keep]
-    qs = [q for q in qs if q.relevance]            # unlabelled queries cannot be scored
+    labelled = [q for q in qs if q.relevance]      # unlabelled queries cannot be scored
     if limit_queries is not None:
-        qs = qs[:limit_queries]
-    return EvalDataset(memories=mems, queries=qs, stored_id=ids, renamed=renamed)
+        labelled = labelled[:limit_queries]
+    return EvalDataset(memories=mems, queries=labelled, stored_id=ids, renamed=renamed,
+                       unlabelled_queries=len(qs) - len([q for q in qs if q.relevance]))

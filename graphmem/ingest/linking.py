@@ -69,30 +69,33 @@ def _strength_key(edge: Edge) -> tuple[float, str, str]:
     return (-edge.weight, edge.a, edge.b)
 
 
-def plan_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
-               existing: dict[str, list[Edge]], cfg: EdgeSettings) -> EdgePlan:
-    """Edges for ``mem`` (which must have none yet) against ``candidates``.
-
-    ``existing`` maps a candidate id to its current edges (all types). A candidate at its
-    degree cap accepts the new edge only if it beats its weakest edge of that type,
-    which is then evicted.
-    """
-    plan = EdgePlan()
+def propose_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
+                  cfg: EdgeSettings) -> dict[str, list[Edge]]:
+    """The strongest ``K`` edges of each type from ``mem`` to its candidates (no caps of others yet)."""
     others = [c for c in candidates if c.id != mem.id and c.namespace == mem.namespace]
     builders = {
         "SHARES_TAG": lambda o: shares_tag_edge(mem, o, tag_df, cfg),
         "SAME_CATEGORY": lambda o: same_category_edge(mem, o, cfg),
         "OVERLAPS": lambda o: overlaps_edge(mem, o, cfg),
     }
-    evicted: set[tuple[str, str, str]] = set()
+    proposals: dict[str, list[Edge]] = {}
     for edge_type in LINK_TYPES:
         cap = cfg.max_degree(edge_type)
-        if cap <= 0:
-            continue
-        proposed = [e for e in (builders[edge_type](o) for o in others) if e is not None]
-        proposed.sort(key=_strength_key)
-        for edge in proposed[:cap]:
-            other_id = edge.other(mem.id)
+        found = [e for e in (builders[edge_type](o) for o in others) if e is not None]
+        proposals[edge_type] = sorted(found, key=_strength_key)[:max(cap, 0)]
+    return proposals
+
+
+def apply_degree_caps(mem_id: str, proposals: dict[str, list[Edge]], existing: dict[str, list[Edge]],
+                      cfg: EdgeSettings) -> EdgePlan:
+    """Accept each proposed edge if its other end has room, or if it beats that end's weakest
+    edge of the type (which is evicted). ``existing`` maps an endpoint id to its current edges."""
+    plan = EdgePlan()
+    evicted: set[tuple[str, str, str]] = set()
+    for edge_type, edges in proposals.items():
+        cap = cfg.max_degree(edge_type)
+        for edge in edges:
+            other_id = edge.other(mem_id)
             current = [e for e in existing.get(other_id, [])
                        if e.type == edge_type and e.key not in evicted]
             if len(current) < cap:
@@ -104,3 +107,9 @@ def plan_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
                 plan.remove.append(weakest)
                 plan.add.append(edge)
     return plan
+
+
+def plan_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
+               existing: dict[str, list[Edge]], cfg: EdgeSettings) -> EdgePlan:
+    """Edges for ``mem`` (which must have none yet) against ``candidates``, degree-bounded."""
+    return apply_degree_caps(mem.id, propose_edges(mem, candidates, tag_df, cfg), existing, cfg)

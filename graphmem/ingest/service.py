@@ -18,7 +18,7 @@ from graphmem.embedding.embedder import Embedder
 from graphmem.errors import ConflictError, GraphmemError, NotFoundError
 from graphmem.ingest.evidence import check_evidence
 from graphmem.ingest.health import assess_health
-from graphmem.ingest.linking import EdgePlan, plan_edges
+from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges
 from graphmem.ingest.source import source_weight
 from graphmem.ingest.validate import MemoryInput, validate_id, validate_memory, validate_patch
 from graphmem.model import Edge, Memory, utcnow_iso
@@ -78,10 +78,19 @@ class Ingestor:
         if mem.category:
             ids += self.store.category_members(mem.namespace, mem.category, cfg.candidates_per_category,
                                                exclude_id=mem.id)
-        ids += self.store.lexical_candidates(mem.namespace, list(mem.term_counts), cfg.candidates_lexical,
+        ids += self.store.lexical_candidates(mem.namespace, self._rare_terms(mem), cfg.candidates_lexical,
                                              None, self.clock(), exclude_id=mem.id)
         found = self.store.get_memories(mem.namespace, list(dict.fromkeys(ids)))
         return [found[i] for i in sorted(found)]
+
+    def _rare_terms(self, mem: Memory) -> list[str]:
+        """The memory's rarest terms: short posting lists keep candidate lookup cheap as the
+        store grows, and rare shared terms are the ones that make an OVERLAPS edge meaningful."""
+        limit = self.settings.edges.lexical_query_terms
+        if len(mem.term_counts) <= limit:
+            return sorted(mem.term_counts)
+        df = self.store.term_stats(mem.namespace, list(mem.term_counts)).df
+        return sorted(mem.term_counts, key=lambda t: (df.get(t, 0), t))[:limit]
 
     def _link(self, mem: Memory) -> tuple[EdgePlan, str | None]:
         candidates = self._candidates(mem)
@@ -94,13 +103,15 @@ class Ingestor:
                     best, near_dup = cos, other.id
         counts = self.store.tag_counts(mem.namespace, mem.tags)
         tag_df = {t: counts.get(t, 0) + 1 for t in mem.tags}   # + the memory being linked
+        proposals = propose_edges(mem, candidates, tag_df, self.settings.edges)
+        endpoints = sorted({e.other(mem.id) for edges in proposals.values() for e in edges})
         existing: dict[str, list[Edge]] = {}
-        for edge in self.store.edges_of(mem.namespace, [c.id for c in candidates]):
+        for edge in self.store.edges_of(mem.namespace, endpoints):
             if mem.id in (edge.a, edge.b):      # re-link: the memory's old edges are being replaced
                 continue
             existing.setdefault(edge.a, []).append(edge)
             existing.setdefault(edge.b, []).append(edge)
-        return plan_edges(mem, candidates, tag_df, existing, self.settings.edges), near_dup
+        return apply_degree_caps(mem.id, proposals, existing, self.settings.edges), near_dup
 
     def _save_new(self, mem: Memory) -> Memory:
         plan, near_dup = self._link(mem)

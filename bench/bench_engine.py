@@ -1,0 +1,105 @@
+"""Engine benchmarks on the embedded store (issue 3):
+
+- insert cost per memory (one `add` at a time: embed + dedupe + link + save) measured at
+  1k and 50k stored memories; the ratio must stay under 1.5 (degree-bounded, index-driven linking);
+- search latency p50/p95 at 10k and 100k memories with each stage's share.
+
+Usage: python bench/bench_engine.py [--sizes 1000,10000,50000,100000] [--out bench/results/engine.json]
+Bulk loading between checkpoints uses the normal batched ingest path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import make_memories, make_queries  # noqa: E402
+from graphmem.config import load_settings  # noqa: E402
+from graphmem.embedding.embedder import load_embedder  # noqa: E402
+from graphmem.embedding.prepare import ensure_model  # noqa: E402
+from graphmem.engine import Graphmem  # noqa: E402
+from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def measure_inserts(engine: Graphmem, probes: list[dict]) -> dict:
+    times = []
+    for item in probes:
+        t0 = time.perf_counter()
+        engine.add(item)
+        times.append((time.perf_counter() - t0) * 1000)
+    for item in probes:                      # keep the store at its checkpoint size
+        engine.delete(item["namespace"], item["id"])
+    return {"n": len(times), "mean_ms": round(statistics.mean(times), 3), "p50_ms": round(pct(times, 0.5), 3),
+            "p95_ms": round(pct(times, 0.95), 3)}
+
+
+def measure_search(engine: Graphmem, queries: list[str]) -> dict:
+    totals, stage_ms = [], {}
+    for q in queries:
+        outcome = engine.search_outcome(q, "bench", 10)
+        totals.append(outcome.trace["total_ms"])
+        for row in outcome.trace["stages"]:
+            stage_ms.setdefault(row["stage"], []).append(row["ms"])
+    total = sum(totals)
+    return {"n": len(totals), "p50_ms": round(pct(totals, 0.5), 3), "p95_ms": round(pct(totals, 0.95), 3),
+            "stage_share": {s: round(sum(v) / total, 3) for s, v in stage_ms.items()},
+            "stage_p50_ms": {s: round(pct(v, 0.5), 3) for s, v in stage_ms.items()}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1000,10000,50000,100000")
+    parser.add_argument("--insert-at", default="1000,50000")
+    parser.add_argument("--search-at", default="10000,100000")
+    parser.add_argument("--out", default="bench/results/engine.json")
+    args = parser.parse_args()
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    insert_at = {int(s) for s in args.insert_at.split(",")}
+    search_at = {int(s) for s in args.search_at.split(",")}
+    ensure_model()
+    data_dir = tempfile.mkdtemp(prefix="graphmem-bench-")
+    engine = Graphmem(load_settings(overrides={"store": {"data_dir": data_dir}}, use_env=False),
+                      SQLiteStore(data_dir), load_embedder())
+    corpus = make_memories(max(sizes))
+    probes = [{**m, "id": f"probe-{i}", "content": m["content"].replace("note", "probe")}
+              for i, m in enumerate(make_memories(200, seed=99))]
+    queries = make_queries(200)
+    report: dict = {"store": "sqlite", "inserts": {}, "search": {}, "load_seconds": {}}
+    loaded = 0
+    for size in sizes:
+        t0 = time.perf_counter()
+        for start in range(loaded, size, 500):
+            engine.add_batch(corpus[start:min(start + 500, size)], "bench")
+        report["load_seconds"][size] = round(time.perf_counter() - t0, 1)
+        loaded = size
+        if size in insert_at:
+            report["inserts"][size] = measure_inserts(engine, probes)
+        if size in search_at:
+            report["search"][size] = measure_search(engine, queries)
+        print(json.dumps({"size": size, **{k: v.get(size) for k, v in report.items() if isinstance(v, dict)}}),
+              flush=True)
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(report, indent=2))     # partial results survive a stop
+    if len(insert_at & set(sizes)) == 2:
+        low, high = sorted(insert_at)
+        report["insert_ratio"] = round(report["inserts"][high]["mean_ms"] / report["inserts"][low]["mean_ms"], 3)
+    report["stats"] = engine.stats("bench")["degree"]
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(report, indent=2))
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

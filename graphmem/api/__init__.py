@@ -1,0 +1,103 @@
+"""The HTTP API: ``create_app(engine, settings)`` returns a Flask app over a ``Graphmem`` engine.
+
+The web layer only parses, authorises, calls the engine and serialises. Per request it
+assigns a request id (an incoming ``X-Request-ID`` is honoured), records latency by url
+rule, and writes one JSON access-log line.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, Response, g, request
+
+from graphmem.api import routes_memories, routes_ops, routes_search
+from graphmem.api.auth import Keyring
+from graphmem.api.errors import register_error_handlers
+from graphmem.api.metrics import ApiMetrics
+from graphmem.api.openapi import build_spec
+from graphmem.config import Settings
+from graphmem.engine import Graphmem
+
+access_log = logging.getLogger("graphmem.access")
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+
+
+@dataclass
+class ApiState:
+    engine: Graphmem
+    settings: Settings
+    keyring: Keyring
+    metrics: ApiMetrics
+    spec: dict[str, Any]
+
+
+def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: Keyring | None = None,
+               environ: Mapping[str, str] | None = None, metrics: ApiMetrics | None = None) -> Flask:
+    """Build the app. Keys come from ``keyring`` or else from ``settings.api.keys`` plus
+    ``GRAPHMEM_API_KEYS`` in ``environ`` (default ``os.environ``)."""
+    settings = settings or engine.settings
+    if keyring is None:
+        keyring = Keyring.from_settings(settings, os.environ if environ is None else environ)
+    app = Flask("graphmem.api")
+    app.config["MAX_CONTENT_LENGTH"] = settings.limits.max_body_bytes
+    app.json.sort_keys = False   # keep the engine's field order (id, score, kind, memory, why)
+    app.json.compact = True
+    app.extensions["graphmem"] = ApiState(engine, settings, keyring, metrics or ApiMetrics(),
+                                          build_spec(settings.limits))
+    register_error_handlers(app)
+    app.register_blueprint(routes_memories.bp)
+    app.register_blueprint(routes_search.bp)
+    app.register_blueprint(routes_ops.bp)
+    app.before_request(_before)
+    app.after_request(_after)
+    app.teardown_request(_teardown)
+    return app
+
+
+def _state() -> ApiState:
+    from flask import current_app
+
+    return current_app.extensions["graphmem"]
+
+
+def _before() -> None:
+    g.started = time.perf_counter()
+    incoming = request.headers.get("X-Request-ID", "")
+    g.request_id = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex
+    g.namespace = None
+    g.principal = None
+    state = _state()
+    state.metrics.in_flight.inc()
+    g.in_flight = True
+    if request.endpoint is not None and request.endpoint not in routes_ops.PUBLIC_ENDPOINTS:
+        g.principal = state.keyring.authenticate(request)
+
+
+def _after(response: Response) -> Response:
+    started = g.get("started", time.perf_counter())
+    seconds = time.perf_counter() - started
+    request_id = g.get("request_id") or uuid.uuid4().hex
+    response.headers["X-Request-ID"] = request_id
+    endpoint = request.url_rule.rule if request.url_rule is not None else "<unmatched>"
+    _state().metrics.observe_request(request.method, endpoint, response.status_code, seconds)
+    access_log.info("request", extra={"fields": {
+        "method": request.method, "path": request.path, "status": response.status_code,
+        "ms": round(seconds * 1000, 3), "request_id": request_id, "namespace": g.get("namespace"),
+        "key": getattr(g.get("principal"), "name", None)}})
+    return response
+
+
+def _teardown(_exc: BaseException | None) -> None:
+    if g.pop("in_flight", False):
+        _state().metrics.in_flight.dec()
+
+
+__all__ = ["create_app", "ApiState"]

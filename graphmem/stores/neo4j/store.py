@@ -1,0 +1,350 @@
+"""Neo4j store: the ``MemoryStore`` contract over a real graph (Bolt, official driver).
+
+Memories are ``:Memory`` nodes keyed by (namespace, id), tags are ``:Tag`` nodes, relation
+edges are relationships stored once a -> b, and recall uses the database's own vector and
+full-text indexes. Every query lives in ``cypher/*.cypher`` (see ``queries.py``) and takes
+its values as parameters. Each public call is one managed transaction (retried by the
+driver on transient errors); a lost connection surfaces as ``StoreUnavailable``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import numpy as np
+from neo4j import GraphDatabase, ManagedTransaction
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    ConfigurationError,
+    IncompleteCommit,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
+
+from graphmem.errors import StoreConfigError, StoreUnavailable
+from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, TermStats
+from graphmem.stores.neo4j import queries as Q
+from graphmem.stores.neo4j.records import (
+    edge_param,
+    filter_params,
+    lucene_queries,
+    memory_props,
+    to_edge,
+    to_memory,
+)
+from graphmem.stores.sqlite.store import HEALTH_BINS
+
+T = TypeVar("T")
+# CALL (x) { ... } scoped subqueries need 5.23; vector indexes 5.13, vector.similarity 5.18.
+MIN_VERSION = (5, 23)
+_TYPES = list(EDGE_TYPES)
+
+
+def parse_version(text: str) -> tuple[int, int]:
+    match = re.match(r"(\d+)\.(\d+)", text)
+    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+
+
+def _rows(tx: ManagedTransaction, name: str, params: dict[str, Any]) -> list:
+    return list(tx.run(Q.load(name), params))
+
+
+class Neo4jStore:
+    kind = "neo4j"
+
+    def __init__(self, uri: str, user: str = "neo4j", password: str = "", database: str = "neo4j",
+                 *, connection_timeout: float = 5.0, max_retry_time: float = 15.0):
+        self.uri = uri
+        self.database = database or "neo4j"
+        self.dim = 0
+        self.server_version = ""
+        # Vector recall: ask the index for max(limit * overfetch, min_fetch) nodes, x4 per retry,
+        # and scan the namespace exactly once it is no larger than that.
+        self.vector_overfetch = 4
+        self.vector_min_fetch = 32
+        self.vector_paths: Counter[str] = Counter()  # "index" / "scan" (observability, tests)
+        try:
+            self._driver = GraphDatabase.driver(
+                uri, auth=(user, password) if password else None, connection_timeout=connection_timeout,
+                max_transaction_retry_time=max_retry_time, notifications_min_severity="OFF")
+        except (ConfigurationError, ValueError) as exc:
+            raise StoreConfigError(f"invalid Neo4j URI {uri!r}: {exc}", field="store.neo4j_uri") from exc
+
+    # -- plumbing ----------------------------------------------------------------------
+    def _execute(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
+        try:
+            with self._driver.session(database=self.database) as session:
+                return session.execute_write(work) if write else session.execute_read(work)
+        except AuthError as exc:
+            raise StoreConfigError(f"Neo4j at {self.uri} refused the credentials: {exc.message}",
+                                   field="store.neo4j_password") from exc
+        except (ServiceUnavailable, SessionExpired, IncompleteCommit, TransientError) as exc:
+            raise StoreUnavailable(f"Neo4j at {self.uri} (database {self.database!r}) is unavailable: {exc}",
+                                   field="store") from exc
+
+    def _read(self, name: str, **params: Any) -> list:
+        return self._execute(False, lambda tx: _rows(tx, name, params))
+
+    def _write(self, name: str, **params: Any) -> list:
+        return self._execute(True, lambda tx: _rows(tx, name, params))
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def ensure_schema(self, model_id: str, dim: int) -> None:
+        rows = self._read("server_version")
+        self.server_version = rows[0]["version"] if rows else "unknown"
+        if parse_version(self.server_version) < MIN_VERSION:
+            raise StoreConfigError(
+                f"Neo4j at {self.uri} runs {self.server_version}; graphmem needs Neo4j "
+                f">= {MIN_VERSION[0]}.{MIN_VERSION[1]} (vector indexes, scoped subqueries)", field="store")
+        meta = self._read("meta_get")
+        if meta:
+            self._check_dimension(meta[0]["model_id"], meta[0]["dimension"], model_id, dim)
+        for statement in Q.statements("schema"):
+            try:
+                self._execute(True, lambda tx, s=statement: tx.run(s, {"dimension": int(dim)}).consume())
+            except ClientError as exc:  # a concurrent ensure_schema created it first
+                if "AlreadyExists" not in (exc.code or ""):
+                    raise
+        index = self._read("vector_index_info")
+        if index and index[0]["dimension"] is not None and int(index[0]["dimension"]) != dim:
+            stored = meta[0]["model_id"] if meta else "an unrecorded model"
+            self._check_dimension(stored, int(index[0]["dimension"]), model_id, dim)
+        stored = self._write("meta_init", model_id=model_id, dimension=int(dim))[0]
+        self._check_dimension(stored["model_id"], stored["dimension"], model_id, dim)
+        self._read("await_indexes", timeout_seconds=300)
+        self.dim = dim
+
+    def _check_dimension(self, stored_model: str, stored_dim: int, model_id: str, dim: int) -> None:
+        if int(stored_dim) != dim:
+            raise StoreConfigError(
+                f"Neo4j database {self.database!r} at {self.uri} holds {stored_dim}-dim embeddings from "
+                f"model {stored_model!r}, but the configured model {model_id!r} has {dim} dimensions",
+                field="model")
+
+    def schema_info(self) -> dict[str, Any]:
+        """The recorded model and dimension plus the server version (diagnostics)."""
+        meta = self._read("meta_get")
+        return {"model_id": meta[0]["model_id"] if meta else None,
+                "dimension": meta[0]["dimension"] if meta else None,
+                "server_version": self.server_version}
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def ping(self) -> bool:
+        try:
+            return self._read("namespace_size", namespace="") is not None
+        except (StoreUnavailable, StoreConfigError):
+            return False
+
+    # -- writes ------------------------------------------------------------------------
+    def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
+                    replace_edges: bool = False) -> None:
+        key = {"namespace": mem.namespace, "id": mem.id}
+        props = memory_props(mem)
+        upsert = {**key, "props": props, "tags": list(dict.fromkeys(mem.tags)),
+                  "term_keys": props["term_keys"], "doc_length": props["doc_length"]}
+        removals = [edge_param(e) for e in remove_edges]
+        additions: dict[str, list[dict]] = defaultdict(list)
+        for edge in add_edges:
+            Q.for_type("edges_add", edge.type)  # rejects unknown types before the transaction
+            additions[edge.type].append(edge_param(edge))
+
+        def work(tx: ManagedTransaction) -> None:
+            old = _rows(tx, "memory_unindex", key)
+            if replace_edges:
+                tx.run(Q.load("edges_clear"), {**key, "types": _TYPES}).consume()
+            tx.run(Q.load("memory_upsert"), upsert).consume()
+            dropped = [t for t in (old[0]["old_tags"] or []) if t not in mem.tags] if old else []
+            if dropped:
+                tx.run(Q.load("tags_prune"), {"namespace": mem.namespace, "tags": dropped}).consume()
+            if removals:
+                tx.run(Q.load("edges_remove"), {"edges": removals}).consume()
+            for edge_type, edges in additions.items():
+                tx.run(Q.for_type("edges_add", edge_type), {"edges": edges}).consume()
+
+        self._execute(True, work)
+
+    def delete_memory(self, namespace: str, memory_id: str) -> bool:
+        key = {"namespace": namespace, "id": memory_id}
+
+        def work(tx: ManagedTransaction) -> bool:
+            old = _rows(tx, "memory_unindex", key)
+            if not old:
+                return False
+            tx.run(Q.load("memory_delete"), key).consume()
+            if old[0]["old_tags"]:
+                tx.run(Q.load("tags_prune"), {"namespace": namespace, "tags": old[0]["old_tags"]}).consume()
+            return True
+
+        return self._execute(True, work)
+
+    def update_health(self, namespace: str, updates: list[tuple[str, float, list, float]]) -> int:
+        rows = [{"id": i, "health": float(h), "health_reasons": json.dumps([p.to_dict() for p in reasons]),
+                 "source_weight": float(w)} for i, h, reasons, w in updates]
+        if rows:
+            self._write("health_update", namespace=namespace, updates=rows)
+        return len(updates)
+
+    def drop_namespace(self, namespace: str) -> None:
+        """Delete everything stored for ``namespace`` (admin and test cleanup; not in the contract)."""
+        try:
+            with self._driver.session(database=self.database) as session:
+                session.run(Q.load("namespace_drop"), {"namespace": namespace}).consume()
+        except (ServiceUnavailable, SessionExpired) as exc:
+            raise StoreUnavailable(f"Neo4j at {self.uri} is unavailable: {exc}", field="store") from exc
+
+    # -- reads -------------------------------------------------------------------------
+    def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return {}
+        rows = self._read("memories_get", namespace=namespace, ids=unique)
+        return {r["memory"]["id"]: to_memory(r["memory"]) for r in rows}
+
+    def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None:
+        rows = self._read("memory_by_hash", namespace=namespace, content_hash=content_hash)
+        return to_memory(rows[0]["memory"]) if rows else None
+
+    def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
+                      after: tuple[str, str] | None = None, now_iso: str = "") -> list[Memory]:
+        if limit <= 0:
+            return []
+        rows = self._read("memories_list", namespace=namespace, limit=int(limit),
+                          after_created=after[0] if after else None, after_id=after[1] if after else None,
+                          **filter_params(flt, now_iso))
+        return [to_memory(r["memory"]) for r in rows]
+
+    def iter_memories(self, namespace: str, batch_size: int = 500) -> Iterator[list[Memory]]:
+        after = None
+        while True:
+            batch = self.list_memories(namespace, MemoryFilter(include_expired=True), batch_size, after)
+            if not batch:
+                return
+            yield batch
+            after = (batch[-1].created_at, batch[-1].id)
+
+    def namespaces(self) -> list[str]:
+        return [r["namespace"] for r in self._read("namespaces")]
+
+    # -- candidate indexes ----------------------------------------------------------------
+    def tag_members(self, namespace: str, tag: str, limit: int, exclude_id: str | None = None) -> list[str]:
+        if limit <= 0:
+            return []
+        rows = self._read("tag_members", namespace=namespace, tag=tag, limit=int(limit),
+                          exclude_id=exclude_id or "")
+        return [r["id"] for r in rows]
+
+    def category_members(self, namespace: str, category: str, limit: int,
+                         exclude_id: str | None = None) -> list[str]:
+        if limit <= 0:
+            return []
+        rows = self._read("category_members", namespace=namespace, category=category, limit=int(limit),
+                          exclude_id=exclude_id or "")
+        return [r["id"] for r in rows]
+
+    def tag_counts(self, namespace: str, tags: list[str]) -> dict[str, int]:
+        unique = list(dict.fromkeys(tags))
+        if not unique:
+            return {}
+        rows = self._read("tag_counts", namespace=namespace, tags=unique)
+        return {r["tag"]: r["count"] for r in rows}
+
+    def category_counts(self, namespace: str, categories: list[str]) -> dict[str, int]:
+        unique = list(dict.fromkeys(categories))
+        if not unique:
+            return {}
+        rows = self._read("category_counts", namespace=namespace, categories=unique)
+        return {r["category"]: r["count"] for r in rows}
+
+    # -- recall --------------------------------------------------------------------------
+    def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
+                          flt: MemoryFilter, now_iso: str) -> list[str]:
+        if limit <= 0:
+            return []
+        params = {"namespace": namespace, "vector": np.asarray(vector, dtype=np.float32).tolist(),
+                  **filter_params(flt, now_iso)}
+
+        def work(tx: ManagedTransaction) -> tuple[str, list[str]]:
+            size = _rows(tx, "namespace_size", {"namespace": namespace})[0]["n_docs"]
+            fetch = max(limit * self.vector_overfetch, self.vector_min_fetch, 1)
+            while size > fetch:
+                row = _rows(tx, "vector_search", {**params, "fetch": fetch})[0]
+                hits = row["hits"]
+                if len(hits) >= limit or row["fetched"] < fetch:
+                    hits.sort(key=lambda h: (-h[1], h[0]))
+                    return "index", [h[0] for h in hits[:limit]]
+                fetch *= 4
+            return "scan", [r["id"] for r in _rows(tx, "vector_scan", {**params, "limit": int(limit)})]
+
+        path, ids = self._execute(False, work)
+        self.vector_paths[path] += 1
+        return ids
+
+    def lexical_candidates(self, namespace: str, terms: list[str], limit: int,
+                           flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
+        queries = lucene_queries(terms)
+        if not queries or limit <= 0:
+            return []
+        rows = self._read("lexical_search", namespace=namespace, queries=queries, limit=int(limit),
+                          exclude_id=exclude_id or "", **filter_params(flt, now_iso))
+        return [r["id"] for r in rows]
+
+    def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
+        row = self._read("term_stats", namespace=namespace, terms=list(dict.fromkeys(terms)))[0]
+        return TermStats(n_docs=row["n_docs"], total_length=row["total_length"],
+                         df={term: df for term, df in row["df"]})
+
+    # -- graph ----------------------------------------------------------------------------
+    def edges_of(self, namespace: str, ids: list[str]) -> list[Edge]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return []
+        rows = self._read("edges_of", namespace=namespace, ids=unique, types=_TYPES)
+        return [to_edge(namespace, r) for r in rows]
+
+    def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
+                  edge_types: list[str]) -> list[Edge]:
+        if not seed_ids or not edge_types or per_seed <= 0:
+            return []
+        rows = self._read("neighbors", namespace=namespace, seed_ids=sorted(set(seed_ids)),
+                          per_seed=int(per_seed), min_weight=float(min_weight), types=list(edge_types))
+        # Oriented seed -> neighbour: ``a`` is the seed here (not the stored direction).
+        return [to_edge(namespace, r) for r in rows]
+
+    def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return []
+        rows = self._read("edges_among", namespace=namespace, ids=unique, types=_TYPES)
+        return [to_edge(namespace, r) for r in rows]
+
+    def stats(self, namespace: str | None) -> dict:
+        def work(tx: ManagedTransaction) -> tuple[list, list]:
+            scope = [namespace] if namespace else [r["namespace"] for r in _rows(tx, "namespaces", {})]
+            return (_rows(tx, "stats_memories", {"namespaces": scope}),
+                    _rows(tx, "stats_edges", {"namespaces": scope, "types": _TYPES}))
+
+        memory_rows, edge_rows = self._execute(False, work)
+        per_ns: Counter[str] = Counter()
+        histogram = dict.fromkeys(HEALTH_BINS, 0)
+        for row in memory_rows:
+            per_ns[row["namespace"]] += row["memories"]
+            histogram[HEALTH_BINS[min(row["bucket"], 4)]] += row["memories"]
+        edges = {r["type"]: r["edges"] for r in edge_rows}
+        degree_max = {r["type"]: r["max_degree"] for r in edge_rows}
+        total = sum(per_ns.values())
+        return {
+            "memories": total,
+            "namespaces": {ns: per_ns[ns] for ns in sorted(per_ns)},
+            "edges": {t: edges.get(t, 0) for t in EDGE_TYPES},
+            "degree": {t: {"max": degree_max.get(t, 0),
+                           "mean": round(2 * edges.get(t, 0) / total, 4) if total else 0.0} for t in EDGE_TYPES},
+            "health_histogram": histogram,
+        }
