@@ -1,0 +1,47 @@
+"""`graphmem model prepare|info` through click's test runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from graphmem.cli.model_cmd import model
+from graphmem.embedding.prepare import PINNED_ONNX_SHA256
+
+
+@pytest.fixture
+def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    for var in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    return CliRunner()
+
+
+def test_prepare_existing_dir_reports_no_build(runner: CliRunner, built_dirs: tuple[Path, Path]) -> None:
+    result = runner.invoke(model, ["prepare", "--dir", str(built_dirs[0])])
+    assert result.exit_code == 0, result.output
+    assert str(built_dirs[0]) in result.output
+    assert "built:   no" in result.output
+    assert PINNED_ONNX_SHA256 in result.output
+
+
+def test_prepare_force_builds(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(model, ["prepare", "--dir", str(tmp_path / "m"), "--force"])
+    assert result.exit_code == 0, result.output
+    assert "built:   yes" in result.output
+    assert "seconds:" in result.output
+
+
+def test_info_prepared_and_not(runner: CliRunner, built_dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    result = runner.invoke(model, ["info", "--json", "--verify"], env={"GRAPHMEM_MODEL_DIR": str(built_dirs[0])})
+    assert result.exit_code == 0, result.output
+    info = json.loads(result.output)
+    assert info["model_id"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert info["dim"] == 384
+    assert info["prepared"] is True and info["verified"] is True
+
+    missing = runner.invoke(model, ["info"], env={"GRAPHMEM_MODEL_DIR": str(tmp_path / "none")})
+    assert missing.exit_code == 0
+    assert "graphmem model prepare" in missing.output

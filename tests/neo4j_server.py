@@ -1,0 +1,57 @@
+"""Helpers for tests that need the real Neo4j server (not a test module).
+
+Start one with ``eval "$(docker/neo4j-local/neo4j-local start)"`` (or ``make neo4j-start`` and
+``eval "$(docker/neo4j-local/neo4j-local env)"``); it exports ``GRAPHMEM_NEO4J_URI``.
+
+Without ``GRAPHMEM_NEO4J_URI`` Neo4j tests are skipped, unless ``GRAPHMEM_REQUIRE_NEO4J=1``
+(set in CI) turns the skip into a failure, so a CI run cannot silently pass without Neo4j.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+URI_ENV = "GRAPHMEM_NEO4J_URI"
+REQUIRE_ENV = "GRAPHMEM_REQUIRE_NEO4J"
+
+
+def neo4j_uri() -> str | None:
+    """The Bolt URI from ``GRAPHMEM_NEO4J_URI``, or None when unset/empty."""
+    return os.environ.get(URI_ENV) or None
+
+
+def neo4j_auth() -> tuple[str, str] | None:
+    """Basic auth from ``GRAPHMEM_NEO4J_USER``/``GRAPHMEM_NEO4J_PASSWORD``, else None.
+
+    The local launcher runs with auth disabled, where any credentials (or none) are accepted.
+    """
+    user = os.environ.get("GRAPHMEM_NEO4J_USER")
+    password = os.environ.get("GRAPHMEM_NEO4J_PASSWORD")
+    if user or password:
+        return (user or "neo4j", password or "")
+    return None
+
+
+def neo4j_database() -> str | None:
+    """``GRAPHMEM_NEO4J_DATABASE`` or None (the server's default database)."""
+    return os.environ.get("GRAPHMEM_NEO4J_DATABASE") or None
+
+
+def require_neo4j() -> str:
+    """Return the Neo4j URI; skip the calling test when there is none.
+
+    With ``GRAPHMEM_REQUIRE_NEO4J=1`` a missing URI fails the test instead of skipping it.
+    """
+    uri = neo4j_uri()
+    if uri:
+        return uri
+    msg = (
+        f"{URI_ENV} is not set: no Neo4j server for this test. Start one with "
+        '`eval "$(docker/neo4j-local/neo4j-local start)"`'
+    )
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{msg} ({REQUIRE_ENV}=1 requires it)", pytrace=False)
+    pytest.skip(msg)
+    raise AssertionError("unreachable")  # pragma: no cover
