@@ -143,6 +143,8 @@ class SearchConfig:
     k: int
     stages: dict[str, bool]
     recall_candidates: int
+    lexical_lookup_terms: int
+    lexical_max_df_ratio: float
     fusion: str
     rrf_k: int
     vector_weight: float

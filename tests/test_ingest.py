@@ -140,3 +140,15 @@ def test_relation_with_evidence(engine):
     assert [n["type"] for n in engine.neighbors("default", a.id)["neighbors"]] == ["RELATED"]
     with pytest.raises(EvidenceRejected):
         engine.relate("default", a.id, b.id, {"source_text": "nothing here", "quote": "billing"})
+
+
+def test_explicit_relations_are_degree_bounded(make_engine):
+    engine = make_engine({"edges": {"max_degree_related": 1}})
+    ids = [engine.add({"content": f"Memory number {i} about the release train", "tags": [f"t{i}"]}).memory.id
+           for i in range(3)]
+    evidence = {"source_text": "release train notes", "quote": "release train"}
+    engine.relate("default", ids[0], ids[1], evidence)
+    engine.relate("default", ids[0], ids[1], evidence)          # the same pair again is fine
+    with pytest.raises(ConflictError) as err:
+        engine.relate("default", ids[0], ids[2], evidence)
+    assert err.value.field == "from_id"

@@ -208,6 +208,12 @@ class Ingestor:
             for key, field_name in ((a, "from_id"), (b, "to_id")):
                 if key not in found:
                     raise NotFoundError(f"memory {key!r} not found", field=field_name)
+            cap = self.settings.edges.max_degree("RELATED")
+            for key, field_name in ((a, "from_id"), (b, "to_id")):
+                held = [e for e in self.store.edges_of(namespace, [key]) if e.type == "RELATED"]
+                if len(held) >= cap and not any({e.a, e.b} == {a, b} for e in held):
+                    raise ConflictError(f"memory {key!r} already has {cap} explicit relations "
+                                        "(edges.max_degree_related)", field=field_name)
             edge = Edge.make(namespace, a, b, "RELATED",
                              self.settings.edges.related_weight if weight is None else weight,
                              {"label": label or "related", "quote": checked["quote"]})

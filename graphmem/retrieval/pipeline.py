@@ -80,12 +80,13 @@ class SearchPipeline:
             qvec = self.embedder.embed_query(req.query)
         terms = tokenize(req.query)
         vec_ids = self.store.vector_candidates(ns, qvec, cfg.recall_candidates, flt, now) if use_vec else []
-        lex_ids = (self.store.lexical_candidates(ns, terms, cfg.recall_candidates, flt, now)
-                   if use_lex and terms else [])
+        stats = self.store.term_stats(ns, terms) if use_lex and terms else None
+        lex_ids = (self.store.lexical_candidates(ns, recall.lookup_terms(terms, stats, cfg), cfg.recall_candidates,
+                                                 flt, now) if stats else [])
         docs = {i: m for i, m in self.store.get_memories(ns, [*vec_ids, *lex_ids]).items()
                 if flt.matches(m, now)}
         vec_scores = recall.cosine_scores(qvec, docs) if use_vec else {}
-        lex_scores = recall.bm25_scores(terms, docs, self.store.term_stats(ns, terms)) if use_lex and docs else {}
+        lex_scores = recall.bm25_scores(terms, docs, stats) if stats and docs else {}
         fused = recall.fuse(vec_scores, lex_scores, cfg)
         cands: dict[str, Candidate] = {}
         for doc_id, parts in fused.items():

@@ -38,6 +38,16 @@ def bm25_scores(query_terms: list[str], docs: dict[str, Memory], stats: TermStat
     return scores
 
 
+def lookup_terms(terms: list[str], stats: TermStats, cfg: SearchConfig) -> list[str]:
+    """Terms used to *find* lexical candidates: the rarest ones, skipping near-ubiquitous terms
+    (their idf is tiny, their posting lists long). Every query term still counts in BM25."""
+    unique = sorted(dict.fromkeys(terms), key=lambda t: (stats.df.get(t, 0), t))
+    present = [t for t in unique if stats.df.get(t, 0) > 0]
+    limit = max(1, stats.n_docs * cfg.lexical_max_df_ratio)
+    selective = [t for t in present if stats.df[t] <= limit]
+    return (selective or present[:2])[: cfg.lexical_lookup_terms]
+
+
 def cosine_scores(query_vector: np.ndarray, docs: dict[str, Memory]) -> dict[str, float]:
     return {doc_id: float(np.dot(query_vector, mem.embedding))
             for doc_id, mem in docs.items() if mem.embedding is not None}

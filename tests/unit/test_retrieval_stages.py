@@ -73,3 +73,10 @@ def test_router_names_tags_in_query():
         1.1, {"tags": ["billing"], "category": None, "boost": 0.1})
     assert router.router_bonus(["billing", "config"], "ops", {"billing", "config"}, {"ops"}, 0.1)[0] == 1.3
     assert router.router_bonus(["x"], "c", {"billing"}, set(), 0.1) == (1.0, None)
+
+
+def test_lexical_lookup_uses_rare_terms_but_never_none():
+    stats = TermStats(n_docs=1000, total_length=10000, df={"helm": 3, "deploy": 400, "service": 900})
+    assert recall.lookup_terms(["service", "deploy", "helm", "absent"], stats, CFG) == ["helm"]
+    assert recall.lookup_terms(["service", "deploy"], stats, CFG) == ["deploy", "service"]
+    assert recall.lookup_terms(["absent"], stats, CFG) == []
