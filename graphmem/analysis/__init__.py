@@ -15,7 +15,8 @@ from graphmem.analysis.mirror import (
     mirror_namespace,
     mirror_query,
     same_graph,
+    subgraph,
 )
 
 __all__ = ["export_graph", "iter_namespace", "mark_results", "mirror_ids", "mirror_namespace", "mirror_query",
-           "read_graph", "same_graph", "to_json"]
+           "read_graph", "same_graph", "subgraph", "to_json"]

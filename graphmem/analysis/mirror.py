@@ -242,6 +242,18 @@ def mirror_query(engine, namespace: str, query: str, k: int = 10, hops: int = 1,
     return mark_results(G, results)
 
 
+def subgraph(G: nx.MultiGraph, nodes: Iterable[str]) -> nx.MultiGraph:
+    """The induced subgraph as a new graph in ``G``'s node and edge order. (``G.subgraph`` is a
+    view that, for small selections, iterates in set order, which varies between runs and so
+    changes seeded layouts and Louvain results.)"""
+    keep = set(nodes)
+    H = G.__class__()
+    H.graph.update(G.graph)
+    H.add_nodes_from((n, d) for n, d in G.nodes(data=True) if n in keep)
+    H.add_edges_from((u, v, k, d) for u, v, k, d in G.edges(keys=True, data=True) if u in keep and v in keep)
+    return H
+
+
 def same_graph(G1: nx.MultiGraph, G2: nx.MultiGraph, *, ignore: Iterable[str] = ()) -> list[str]:
     """Differences between two mirrors (nodes, edge keys, attributes); empty when equal.
     ``ignore`` names node attributes left out of the comparison."""
