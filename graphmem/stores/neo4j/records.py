@@ -38,7 +38,7 @@ def memory_props(mem: Memory) -> dict[str, Any]:
         "health_reasons": mem.health_reasons_json(),
         "source_weight": float(mem.source_weight),
         "term_counts": json.dumps(mem.term_counts),
-        "term_keys": list(mem.term_counts),
+        "term_keys": sorted(mem.term_counts),  # sorted: TermDF locks are taken in one order
         "doc_length": int(mem.doc_length),
         # Same text as the embedded store's FTS row: each term repeated per occurrence.
         "terms": " ".join(t for t, n in mem.term_counts.items() for _ in range(n)),

@@ -27,7 +27,7 @@ from neo4j.exceptions import (
     TransientError,
 )
 
-from graphmem.errors import StoreConfigError, StoreUnavailable
+from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, TermStats
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.records import (
@@ -87,6 +87,11 @@ class Neo4jStore:
         except (ServiceUnavailable, SessionExpired, IncompleteCommit, TransientError) as exc:
             raise StoreUnavailable(f"Neo4j at {self.uri} (database {self.database!r}) is unavailable: {exc}",
                                    field="store") from exc
+        except ClientError as exc:
+            if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
+                raise StoreConfigError(f"Neo4j at {self.uri} has no database {self.database!r}",
+                                       field="store.neo4j_database") from exc
+            raise
 
     def _read(self, name: str, **params: Any) -> list:
         return self._execute(False, lambda tx: _rows(tx, name, params))
@@ -148,7 +153,10 @@ class Neo4jStore:
                     replace_edges: bool = False) -> None:
         key = {"namespace": mem.namespace, "id": mem.id}
         props = memory_props(mem)
-        upsert = {**key, "props": props, "tags": list(dict.fromkeys(mem.tags)),
+        if self.dim and props["embedding"] is not None and len(props["embedding"]) != self.dim:
+            raise ValidationError(f"embedding has {len(props['embedding'])} dimensions; the store holds "
+                                  f"{self.dim}-dim embeddings", field="embedding")
+        upsert = {**key, "props": props, "tags": sorted(set(mem.tags)),
                   "term_keys": props["term_keys"], "doc_length": props["doc_length"]}
         removals = [edge_param(e) for e in remove_edges]
         additions: dict[str, list[dict]] = defaultdict(list)

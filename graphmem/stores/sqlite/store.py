@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphmem.errors import StoreConfigError
+from graphmem.errors import StoreConfigError, ValidationError
 from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, TermStats
 from graphmem.stores.sqlite.vectors import VectorCache
 
@@ -36,7 +36,7 @@ def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tupl
         return "", []
     clauses: list[str] = []
     params: list = []
-    if not flt.include_expired:
+    if not flt.include_expired and now_iso:
         clauses.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > ?)")
         params.append(now_iso)
     for tag in flt.tags:
@@ -50,7 +50,8 @@ def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tupl
         clauses.append(f"{alias}.source IN ({','.join('?' * len(flt.sources))})")
         params.extend(flt.sources)
     for column, op, value in (("health", ">=", flt.min_health), ("health", "<=", flt.max_health),
-                              ("created_at", ">=", flt.created_after), ("created_at", "<", flt.created_before)):
+                              ("created_at", ">=", flt.created_after or None),
+                              ("created_at", "<", flt.created_before or None)):
         if value is not None:
             clauses.append(f"{alias}.{column} {op} ?")
             params.append(value)
@@ -153,6 +154,9 @@ class SQLiteStore:
 
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
                     replace_edges: bool = False) -> None:
+        if mem.embedding is not None and self.dim and np.asarray(mem.embedding).shape != (self.dim,):
+            raise ValidationError(f"embedding has shape {np.asarray(mem.embedding).shape}; this store "
+                                  f"holds {self.dim}-dim vectors", field="embedding")
         with self._write() as db:
             self._remove_row(db, mem.namespace, mem.id)
             if replace_edges:
@@ -173,11 +177,17 @@ class SQLiteStore:
             self._adjust_terms(db, mem.namespace, mem.term_counts, +1)
             db.executemany("DELETE FROM edges WHERE namespace = ? AND a = ? AND b = ? AND type = ?",
                            [(e.namespace, e.a, e.b, e.type) for e in remove_edges])
-            db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?, ?, ?)",
-                           [(e.namespace, e.a, e.b, e.type, e.weight, json.dumps(e.reason, sort_keys=True))
-                            for e in add_edges])
-        if mem.embedding is not None and self.vectors is not None:
-            self.vectors.upsert(mem.namespace, mem.id, np.asarray(mem.embedding, dtype=np.float32))
+            # A graph cannot hold an edge to a missing memory: such edges are skipped.
+            db.executemany(
+                "INSERT OR REPLACE INTO edges SELECT ?, ?, ?, ?, ?, ? WHERE "
+                "(SELECT count(*) FROM memories WHERE namespace = ?1 AND id IN (?2, ?3)) = 2",
+                [(e.namespace, e.a, e.b, e.type, e.weight, json.dumps(e.reason, sort_keys=True))
+                 for e in add_edges])
+        if self.vectors is not None:
+            if mem.embedding is None:
+                self.vectors.remove(mem.namespace, mem.id)
+            else:
+                self.vectors.upsert(mem.namespace, mem.id, np.asarray(mem.embedding, dtype=np.float32))
 
     def delete_memory(self, namespace: str, memory_id: str) -> bool:
         with self._write() as db:
@@ -228,7 +238,7 @@ class SQLiteStore:
 
     def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
                       after: tuple[str, str] | None = None, now_iso: str = "") -> list[Memory]:
-        where, params = filter_sql(flt, now_iso or "9999")
+        where, params = filter_sql(flt, now_iso)
         if after:
             where += " AND (m.created_at > ? OR (m.created_at = ? AND m.id > ?))"
             params += [after[0], after[0], after[1]]

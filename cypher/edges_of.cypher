@@ -1,0 +1,10 @@
+// edges_of.cypher: every relation edge touching any of the given memories.
+// Parameters: $namespace (string), $ids (list<string>, distinct), $types (list<string>).
+// Returns: rows {a, b, type, weight, reason} in stored direction, ordered a, b, type.
+UNWIND $ids AS id
+MATCH (m:Memory {namespace: $namespace, id: id})-[r]-(:Memory)
+USING INDEX m:Memory(namespace, id)
+WHERE type(r) IN $types
+WITH DISTINCT r
+RETURN startNode(r).id AS a, endNode(r).id AS b, type(r) AS type, r.weight AS weight, r.reason AS reason
+ORDER BY a, b, type;

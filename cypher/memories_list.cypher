@@ -1,0 +1,25 @@
+// memories_list.cypher: one page of memories, oldest first (created_at asc, id asc).
+// Parameters: $namespace (string), $limit (int),
+//   $after_created, $after_id (strings or null): the cursor = last row of the previous page.
+// Filter parameters (the meaning of graphmem.model.MemoryFilter.matches):
+//   $include_expired (bool), $now (fixed-width ISO string; expired = expires_at <= $now),
+//   $tags (list: all required), $categories, $sources (lists: any; empty = no filter),
+//   $min_health, $max_health (float or null), $created_after (inclusive),
+//   $created_before (exclusive) (ISO string or null).
+// Returns: up to $limit rows {memory: map}.
+MATCH (m:Memory)
+WHERE m.namespace = $namespace
+  AND ($include_expired OR m.expires_at IS NULL OR m.expires_at > $now)
+  AND all(tag IN $tags WHERE tag IN m.tags)
+  AND (size($categories) = 0 OR m.category IN $categories)
+  AND (size($sources) = 0 OR m.source IN $sources)
+  AND ($min_health IS NULL OR m.health >= $min_health)
+  AND ($max_health IS NULL OR m.health <= $max_health)
+  AND ($created_after IS NULL OR m.created_at >= $created_after)
+  AND ($created_before IS NULL OR m.created_at < $created_before)
+  AND ($after_created IS NULL OR m.created_at > $after_created
+       OR (m.created_at = $after_created AND m.id > $after_id))
+WITH m ORDER BY m.created_at ASC, m.id ASC LIMIT $limit
+RETURN m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason, .metadata,
+         .created_at, .updated_at, .valid_until, .expires_at, .embedding, .health, .health_reasons,
+         .source_weight, .term_counts, .near_duplicate_of, .evidence} AS memory;

@@ -1,0 +1,26 @@
+// memory_unindex.cypher: take an existing memory out of the term statistics and tag index.
+//
+// First step of save_memory (update) and delete_memory, inside the same transaction:
+// decrements TermDF.df for each of the memory's distinct terms (dropping entries that reach
+// 0), decrements NamespaceStats, and deletes its TAGGED links. The node and its relation
+// edges stay (save_memory updates the node in place; delete_memory detaches it next).
+//
+// Parameters: $namespace (string), $id (string).
+// Returns: zero rows when the memory does not exist, else one row {old_tags: [string]}.
+MATCH (m:Memory {namespace: $namespace, id: $id}) USING INDEX m:Memory(namespace, id)
+CALL (m) {
+  UNWIND m.term_keys AS term
+  MATCH (d:TermDF {namespace: $namespace, term: term})
+  SET d.df = d.df - 1
+  WITH d WHERE d.df <= 0
+  DELETE d
+}
+CALL (m) {
+  MATCH (m)-[link:TAGGED]->(:Tag)
+  DELETE link
+}
+MERGE (s:NamespaceStats {namespace: $namespace})
+  ON CREATE SET s.n_docs = 0, s.total_length = 0
+SET s.n_docs = s.n_docs - 1,
+    s.total_length = s.total_length - m.doc_length
+RETURN m.tags AS old_tags;

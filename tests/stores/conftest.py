@@ -1,0 +1,119 @@
+"""Fixtures for the store contract suite: every contract test runs on SQLite and on Neo4j.
+
+Neo4j runs against ``GRAPHMEM_NEO4J_URI`` (``eval "$(docker/neo4j-local/neo4j-local start)"``),
+user/password from ``GRAPHMEM_NEO4J_USER`` / ``GRAPHMEM_NEO4J_PASSWORD`` (default neo4j / empty),
+database ``GRAPHMEM_NEO4J_DATABASE`` (default neo4j). Each test gets its own random namespace
+and deletes it afterwards, so tests share one database without seeing each other (and a
+developer's data is never touched). Without the URI the Neo4j half is skipped, unless
+``GRAPHMEM_REQUIRE_NEO4J=1`` (CI), where it fails.
+
+The vector index has one dimension per database and the service uses 384, so tests use
+deterministic 384-dim unit vectors and ``ensure_schema("test-model", 384)``.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass, field
+
+import pytest
+
+from graphmem.stores.sqlite import SQLiteStore
+
+DIM = 384
+MODEL = "test-model"
+
+
+def new_namespace(tag: str = "t") -> str:
+    return f"test-{tag}-{uuid.uuid4().hex[:12]}"
+
+
+def neo4j_uri() -> str:
+    uri = os.environ.get("GRAPHMEM_NEO4J_URI")
+    if not uri:
+        if os.environ.get("GRAPHMEM_REQUIRE_NEO4J") == "1":
+            pytest.fail("GRAPHMEM_REQUIRE_NEO4J=1 but GRAPHMEM_NEO4J_URI is not set "
+                        '(start a server with: eval "$(docker/neo4j-local/neo4j-local start)")')
+        pytest.skip('Neo4j not configured: set GRAPHMEM_NEO4J_URI (eval "$(docker/neo4j-local/neo4j-local '
+                    'start)") to run the Neo4j half of the store tests')
+    return uri
+
+
+def open_neo4j(**kwargs):
+    from graphmem.stores.neo4j import Neo4jStore
+
+    return Neo4jStore(neo4j_uri(), os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j"),
+                      os.environ.get("GRAPHMEM_NEO4J_PASSWORD", ""),
+                      os.environ.get("GRAPHMEM_NEO4J_DATABASE", "neo4j"), **kwargs)
+
+
+@pytest.fixture(scope="session")
+def neo4j_store():
+    store = open_neo4j()
+    store.ensure_schema(MODEL, DIM)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path):
+    store = SQLiteStore(tmp_path / "sqlite")
+    store.ensure_schema(MODEL, DIM)
+    yield store
+    store.close()
+
+
+@dataclass
+class Ctx:
+    """A store plus the test's own namespace (``new_ns`` adds more, all cleaned up)."""
+
+    store: object
+    kind: str
+    ns: str = field(default_factory=new_namespace)
+    created: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.created.append(self.ns)
+
+    def new_ns(self, tag: str = "o") -> str:
+        ns = new_namespace(tag)
+        self.created.append(ns)
+        return ns
+
+    def cleanup(self) -> None:
+        if self.kind == "neo4j":
+            for ns in self.created:
+                self.store.drop_namespace(ns)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def ctx(request):
+    """A store of each kind with a fresh namespace, removed after the test."""
+    store = request.getfixturevalue(f"{request.param}_store")
+    context = Ctx(store, request.param)
+    try:
+        yield context
+    finally:
+        context.cleanup()
+
+
+@pytest.fixture
+def neo(request):
+    """Neo4j only (tests of Neo4j-specific paths)."""
+    context = Ctx(request.getfixturevalue("neo4j_store"), "neo4j")
+    try:
+        yield context
+    finally:
+        context.cleanup()
+
+
+@pytest.fixture
+def both(request):
+    """The SQLite and the Neo4j store side by side, each with a fresh namespace."""
+    lite = Ctx(request.getfixturevalue("sqlite_store"), "sqlite")
+    neo = Ctx(request.getfixturevalue("neo4j_store"), "neo4j")
+    try:
+        yield lite, neo
+    finally:
+        neo.cleanup()

@@ -1,0 +1,124 @@
+"""The saved Neo4j Browser queries (cypher/browser/*.cypher) run on a real server.
+
+A small fixture graph is written through ``Neo4jStore`` (so the queries see exactly what
+the service writes), then every browser file runs with the parameters its header
+documents. A new browser file without a check here fails ``test_every_browser_query_is_checked``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from graphmem.model import Edge, HealthPenalty, Memory
+from graphmem.stores.neo4j import queries as Q
+
+pytestmark = pytest.mark.neo4j
+BROWSER = sorted(p.stem for p in (Q.cypher_dir() / "browser").glob("*.cypher"))
+
+
+def unit(seed: int) -> np.ndarray:
+    v = np.random.RandomState(seed).standard_normal(384).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+@pytest.fixture
+def graph(neo):
+    ns = neo.ns
+    specs = {  # id: (tags, category, health, reasons)
+        "a": (["deploy", "prod"], "ops", 1.0, []),
+        "b": (["deploy"], "ops", 0.4, [HealthPenalty("stale", 0.6, "older than 180 days")]),
+        "c": (["deploy", "prod"], "dev", 0.2, [HealthPenalty("conflict", 0.5, "contradicts a"),
+                                               HealthPenalty("stale", 0.3, "old")]),
+        "d": (["misc"], None, 0.9, []),
+        "e": ([], None, 1.0, []),
+    }
+    for n, (id_, (tags, category, health, reasons)) in enumerate(specs.items()):
+        neo.store.save_memory(Memory(
+            id=id_, namespace=ns, content=f"memory {id_} about deploying", content_hash=f"h-{id_}", tags=tags,
+            category=category, created_at=f"2025-01-0{n + 1}T00:00:00.000000Z",
+            updated_at="2025-01-09T00:00:00.000000Z",
+            embedding=unit(n), health=health, health_reasons=reasons, term_counts={"deploy": 1, id_: 1}), [], [])
+    edges = [Edge.make(ns, "a", "b", "SHARES_TAG", 0.8, {"tags": ["deploy"], "rarity": 0.77}),
+             Edge.make(ns, "a", "b", "SAME_CATEGORY", 0.7, {"category": "ops", "similarity": 0.1}),
+             Edge.make(ns, "a", "c", "SHARES_TAG", 1.0, {"tags": ["deploy", "prod"], "rarity": 1.5}),
+             Edge.make(ns, "c", "a", "OVERLAPS", 0.2, {"terms": ["deploy"], "shared_terms": 1}),
+             Edge.make(ns, "b", "c", "RELATED", 0.9, {"quote": "b relates to c"})]
+    a = neo.store.get_memories(ns, ["a"])["a"]
+    neo.store.save_memory(a, edges, [])
+    return neo
+
+
+def run(ctx, name: str, **params) -> list[dict]:
+    with ctx.store._driver.session(database=ctx.store.database) as session:
+        return session.run(Q.load(f"browser/{name}"), {"namespace": ctx.ns, **params}).data()
+
+
+def check_memory_neighbourhood(ctx):
+    (row,) = run(ctx, "memory_neighbourhood", id="a", min_weight=0.5, limit=25)
+    assert row["m"]["id"] == "a"
+    assert sorted(n["id"] for n in row["neighbours"]) == ["b", "b", "c"]  # 0.2 OVERLAPS is below 0.5
+    assert len(row["edges"]) == 3 and sorted(t["name"] for t in row["tags"]) == ["deploy", "prod"]
+    (top,) = run(ctx, "memory_neighbourhood", id="a", min_weight=0.0, limit=1)
+    assert [n["id"] for n in top["neighbours"]] == ["c"]  # strongest edge first (1.0 SHARES_TAG)
+    (alone,) = run(ctx, "memory_neighbourhood", id="e", min_weight=0.0, limit=25)
+    assert alone["edges"] == [] and alone["neighbours"] == [] and alone["tags"] == []
+    assert run(ctx, "memory_neighbourhood", id="missing", min_weight=0.0, limit=5) == []
+
+
+def check_why_linked(ctx):
+    rows = run(ctx, "why_linked", a="b", b="a")
+    assert [r["type"] for r in rows] == ["SHARES_TAG", "SAME_CATEGORY"]
+    assert (rows[0]["source"], rows[0]["target"], rows[0]["weight"]) == ("a", "b", 0.8)
+    assert json.loads(rows[0]["reason"]) == {"tags": ["deploy"], "rarity": 0.77}
+    assert rows[0]["shared_tags"] == ["deploy"] and rows[0]["categories"] == ["ops", "ops"]
+    related = run(ctx, "why_linked", a="c", b="b")
+    assert [(r["type"], json.loads(r["reason"])["quote"]) for r in related] == [("RELATED", "b relates to c")]
+    assert run(ctx, "why_linked", a="d", b="e") == []
+
+
+def check_weakest_health(ctx):
+    rows = run(ctx, "weakest_health", limit=3)
+    assert [(r["id"], r["health"]) for r in rows] == [("c", 0.2), ("b", 0.4), ("d", 0.9)]
+    assert [p["rule"] for p in json.loads(rows[0]["health_reasons"])] == ["conflict", "stale"]
+    assert rows[0]["content"].startswith("memory c")
+
+
+def check_hub_tags(ctx):
+    rows = run(ctx, "hub_tags", limit=2)
+    assert [(r["tag"], r["memories"]) for r in rows] == [("deploy", 3), ("prod", 2)]
+    assert rows[0]["first_used"] < rows[0]["last_used"]
+
+
+def check_hubs_by_degree(ctx):
+    rows = run(ctx, "hubs_by_degree", limit=10, caps={"SHARES_TAG": 2, "SAME_CATEGORY": 8, "OVERLAPS": 8,
+                                                      "RELATED": 1})
+    assert [(r["id"], r["degree"]) for r in rows] == [("a", 4), ("b", 3), ("c", 3)]
+    assert rows[0]["per_type"] == {"SHARES_TAG": 2, "SAME_CATEGORY": 1, "OVERLAPS": 1, "RELATED": 0}
+    assert rows[0]["at_cap_types"] == ["SHARES_TAG"] and rows[1]["at_cap_types"] == ["RELATED"]
+
+
+CHECKS = {name.removeprefix("check_"): fn for name, fn in globals().items() if name.startswith("check_")}
+
+
+def test_every_browser_query_is_checked():
+    assert BROWSER and set(BROWSER) == set(CHECKS)
+
+
+@pytest.mark.parametrize("name", BROWSER)
+def test_browser_query_header_documents_its_parameters(name):
+    text = Q.load(f"browser/{name}")
+    header = "\n".join(line for line in text.splitlines() if line.startswith("//"))
+    code = "\n".join(line for line in text.splitlines() if not line.startswith("//"))
+    assert header.startswith("// Browser: ")
+    used = set(re.findall(r"\$(\w+)", code))
+    documented = set(re.findall(r":param (\w+) =>", header))
+    assert used == documented, f"{name}: parameters used {sorted(used)} vs documented {sorted(documented)}"
+
+
+@pytest.mark.parametrize("name", BROWSER)
+def test_browser_query_on_fixture(graph, name):
+    CHECKS[name](graph)

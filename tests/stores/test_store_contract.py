@@ -1,0 +1,632 @@
+"""The MemoryStore contract, run on every store (``ctx`` is parametrised: sqlite, neo4j).
+
+Expected values are computed here from the written data (brute force with
+``MemoryFilter.matches`` and exact float32 cosine), never from another store, so each
+store is checked on its own; ``test_same_writes_same_outputs`` then compares the two.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
+from graphmem.model import EDGE_TYPES, Edge, HealthPenalty, Memory, MemoryFilter
+from graphmem.stores.base import MemoryStore
+
+DIM, MODEL = 384, "test-model"  # as in conftest.py
+BASE_TIME = datetime(2025, 3, 1, tzinfo=timezone.utc)
+NOW = "2025-03-01T00:01:40.000000Z"  # ts(100)
+
+
+# -- builders ------------------------------------------------------------------------------
+def unit(seed: int, dim: int = DIM) -> np.ndarray:
+    v = np.random.RandomState(seed).standard_normal(dim).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def near(base: np.ndarray, seed: int, noise: float) -> np.ndarray:
+    v = base + noise * unit(seed, base.shape[0])
+    return (v / np.linalg.norm(v)).astype(np.float32)
+
+
+def ts(seconds: float) -> str:
+    return (BASE_TIME + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def mem(ns: str, id_: str, *, t: float = 0, text: str | None = None, seed: int | None = None, **kw) -> Memory:
+    words = (text or f"note {id_}").split()
+    fields = dict(content=" ".join(words), content_hash=f"hash-{id_}", created_at=ts(t), updated_at=ts(t),
+                  embedding=unit(zlib.crc32(id_.encode()) if seed is None else seed),
+                  term_counts={w: words.count(w) for w in dict.fromkeys(words)})
+    fields.update(kw)
+    return Memory(id=id_, namespace=ns, **fields)
+
+
+def full_memory(ns: str, id_: str = "full") -> Memory:
+    return Memory(
+        id=id_, namespace=ns, content='Deploy üñí config to prod\nwith "quotes" \\ and tabs\t',
+        content_hash="sha-1",
+        tags=["deploy", "prod env", "ünïcode"], category="ops", source="agent:planner", reason="user said so",
+        metadata={"k": [1, 2.5, None, True], "nested": {"ü": "x"}, "a": "z-last"},
+        created_at=ts(10), updated_at=ts(20), valid_until=ts(1000), expires_at=ts(2000), embedding=unit(7),
+        health=0.625, health_reasons=[HealthPenalty("stale", 0.25, "older than 90 days"),
+                                      HealthPenalty("conflict", 0.125, "contradicts x")],
+        source_weight=0.75, term_counts={"deploy": 2, "config": 1, "prod": 1, "x.yaml": 3},
+        near_duplicate_of="other-id", evidence={"quote": "deploy to prod", "span": [0, 14]})
+
+
+def link(ns: str, x: str, y: str, type_: str = "OVERLAPS", weight: float = 0.5, **reason) -> Edge:
+    return Edge.make(ns, x, y, type_, weight, reason or {"terms": sorted([x, y]), "n": 2})
+
+
+def save(store, *mems: Memory, edges: list[Edge] = ()) -> None:
+    for m in mems:
+        store.save_memory(m, [], [])
+    if edges:  # edges are written with their first endpoint (one transaction)
+        first = store.get_memories(edges[0].namespace, [edges[0].a])[edges[0].a]
+        store.save_memory(first, list(edges), [])
+
+
+def as_dict(m: Memory) -> dict:
+    return {**m.to_dict(include_embedding=True), "content_hash": m.content_hash, "term_counts": m.term_counts}
+
+
+def key_sorted(edges: list[Edge]) -> list[Edge]:
+    return sorted(edges, key=lambda e: (e.a, e.b, e.type))
+
+
+def exact_vector(mems: list[Memory], q: np.ndarray, limit: int, flt: MemoryFilter, now: str) -> list[str]:
+    scored = [(-float(np.dot(m.embedding, q)), m.id) for m in mems
+              if m.embedding is not None and flt.matches(m, now)]
+    return [i for _, i in sorted(scored)[:limit]]
+
+
+# -- lifecycle -------------------------------------------------------------------------------
+def test_protocol_and_kind(ctx):
+    assert isinstance(ctx.store, MemoryStore)
+    assert ctx.store.kind == ctx.kind
+    assert ctx.store.ping() is True
+
+
+def test_ensure_schema_is_idempotent(ctx):
+    ctx.store.ensure_schema(MODEL, DIM)
+    ctx.store.ensure_schema("another-model-same-dim", DIM)  # only the dimension is binding
+    save(ctx.store, mem(ctx.ns, "a"))
+    assert list(ctx.store.get_memories(ctx.ns, ["a"])) == ["a"]
+
+
+def test_dimension_mismatch_names_both_models(ctx):
+    stored = ctx.store.schema_info()["model_id"] if ctx.kind == "neo4j" else MODEL
+    with pytest.raises(StoreConfigError) as err:
+        ctx.store.ensure_schema("other-model", 8)
+    assert "other-model" in err.value.message and repr(stored) in err.value.message
+    assert "384" in err.value.message and "8 dimensions" in err.value.message
+    assert err.value.field == "model"
+    ctx.store.ensure_schema(MODEL, DIM)  # still usable with the right model
+
+
+# -- memories --------------------------------------------------------------------------------
+def test_roundtrip_every_field(ctx):
+    full = full_memory(ctx.ns)
+    bare = Memory(id="bare", namespace=ctx.ns, content="x", content_hash="h", created_at=ts(1), updated_at=ts(1))
+    save(ctx.store, full, bare)
+    got = ctx.store.get_memories(ctx.ns, ["full", "bare"])
+    for original in (full, bare):
+        back = got[original.id]
+        assert as_dict(back) == as_dict(original)
+        assert back.health_reasons == original.health_reasons and back.evidence == original.evidence
+        assert back.doc_length == original.doc_length
+    assert got["full"].embedding.dtype == np.float32
+    assert np.array_equal(got["full"].embedding, full.embedding)
+    assert got["bare"].embedding is None and got["bare"].evidence is None and got["bare"].tags == []
+
+
+def test_get_memories_ignores_missing_duplicates_and_other_namespaces(ctx):
+    other = ctx.new_ns()
+    save(ctx.store, mem(ctx.ns, "a"), mem(ctx.ns, "b"), mem(other, "c"))
+    got = ctx.store.get_memories(ctx.ns, ["a", "a", "missing", "c", "b"])
+    assert sorted(got) == ["a", "b"]
+    assert ctx.store.get_memories(ctx.ns, []) == {}
+
+
+def test_find_by_hash_returns_oldest(ctx):
+    save(ctx.store, mem(ctx.ns, "late", t=5, content_hash="same"), mem(ctx.ns, "b-tie", t=1, content_hash="same"),
+         mem(ctx.ns, "a-tie", t=1, content_hash="same"), mem(ctx.ns, "x", t=0, content_hash="other"))
+    assert ctx.store.find_by_hash(ctx.ns, "same").id == "a-tie"
+    assert ctx.store.find_by_hash(ctx.ns, "nope") is None
+    assert ctx.store.find_by_hash(ctx.new_ns(), "same") is None
+
+
+def test_update_keeps_id_and_moves_tags(ctx):
+    ns = ctx.ns
+    a = mem(ns, "a", t=1, tags=["old", "kept"], category="c1", text="alpha beta beta")
+    save(ctx.store, a, mem(ns, "b", t=2, tags=["kept"]), mem(ns, "c", t=3),
+         edges=[link(ns, "a", "b"), link(ns, "a", "c", "SHARES_TAG", 0.9)])
+    updated = mem(ns, "a", t=1, tags=["kept", "new"], category="c2", text="gamma beta", content="changed")
+    ctx.store.save_memory(updated, [], [])  # no replace_edges: edges stay
+    assert len(ctx.store.edges_of(ns, ["a"])) == 2
+    got = ctx.store.get_memories(ns, ["a"])["a"]
+    assert (got.content, got.tags, got.category, got.term_counts) == ("changed", ["kept", "new"], "c2",
+                                                                     {"gamma": 1, "beta": 1})
+    assert ctx.store.tag_members(ns, "old", 10) == []
+    assert ctx.store.tag_members(ns, "new", 10) == ["a"]
+    assert ctx.store.tag_members(ns, "kept", 10) == ["b", "a"]
+    assert ctx.store.tag_counts(ns, ["old", "kept", "new"]) == {"old": 0, "kept": 2, "new": 1}
+    assert ctx.store.category_members(ns, "c1", 10) == [] and ctx.store.category_members(ns, "c2", 10) == ["a"]
+    stats = ctx.store.term_stats(ns, ["alpha", "beta", "gamma"])
+    assert stats.df == {"beta": 1, "gamma": 1} and stats.n_docs == 3
+    assert stats.total_length == 2 + 2 + 2
+    assert ctx.store.lexical_candidates(ns, ["alpha"], 10, None, NOW) == []
+    assert ctx.store.lexical_candidates(ns, ["gamma"], 10, None, NOW) == ["a"]
+    # replace_edges drops every old edge of "a", then the new ones are added
+    ctx.store.save_memory(updated, [link(ns, "a", "c", "RELATED", 0.4)], [], replace_edges=True)
+    assert [(e.a, e.b, e.type) for e in ctx.store.edges_of(ns, ["a"])] == [("a", "c", "RELATED")]
+    assert len(ctx.store.get_memories(ns, ["a", "b", "c"])) == 3
+
+
+def test_delete_removes_memory_edges_tags_and_term_stats(ctx):
+    ns = ctx.ns
+    save(ctx.store, mem(ns, "a", tags=["t"], text="alpha beta"), mem(ns, "b", tags=["t"], text="alpha"),
+         edges=[link(ns, "a", "b"), link(ns, "a", "b", "SHARES_TAG", 0.8)])
+    assert ctx.store.delete_memory(ns, "a") is True
+    assert ctx.store.delete_memory(ns, "a") is False
+    assert ctx.store.get_memories(ns, ["a"]) == {}
+    assert ctx.store.edges_of(ns, ["a", "b"]) == []
+    assert ctx.store.neighbors(ns, ["b"], 5, 0, list(EDGE_TYPES)) == []
+    assert ctx.store.tag_members(ns, "t", 10) == ["b"] and ctx.store.tag_counts(ns, ["t"]) == {"t": 1}
+    assert ctx.store.term_stats(ns, ["alpha", "beta"]).df == {"alpha": 1}
+    assert (ctx.store.term_stats(ns, []).n_docs, ctx.store.term_stats(ns, []).total_length) == (1, 1)
+    assert ctx.store.lexical_candidates(ns, ["beta", "alpha"], 10, None, NOW) == ["b"]
+    assert ctx.store.vector_candidates(ns, unit(1), 10, MemoryFilter(), NOW) == ["b"]
+    assert ctx.store.stats(ns)["edges"] == dict.fromkeys(EDGE_TYPES, 0)
+    assert ctx.store.delete_memory(ns, "b") is True
+    assert ns not in ctx.store.namespaces()
+    assert ctx.store.term_stats(ns, ["alpha"]).df == {} and ctx.store.tag_counts(ns, ["t"]) == {"t": 0}
+
+
+def test_update_health(ctx):
+    full = full_memory(ctx.ns)
+    save(ctx.store, full, mem(ctx.ns, "b"))
+    reasons = [HealthPenalty("stale", 0.5, "very old")]
+    assert ctx.store.update_health(ctx.ns, [("full", 0.25, reasons, 0.5), ("missing", 0.1, [], 1.0)]) == 2
+    got = ctx.store.get_memories(ctx.ns, ["full", "b"])
+    assert (got["full"].health, got["full"].health_reasons, got["full"].source_weight) == (0.25, reasons, 0.5)
+    expect = as_dict(full) | {"health": 0.25, "source_weight": 0.5, "health_reasons": [reasons[0].to_dict()]}
+    assert as_dict(got["full"]) == expect
+    assert got["b"].health == 1.0
+    assert ctx.store.update_health(ctx.ns, []) == 0
+
+
+def test_list_memories_paging_filters_and_iter(ctx):
+    ns = ctx.ns
+    mems = [mem(ns, f"m{i:02d}", t=i // 3, tags=["even"] if i % 2 == 0 else [], health=0.1 * (i % 10),
+                expires_at=ts(50) if i % 5 == 0 else None) for i in range(20)]
+    save(ctx.store, *reversed(mems))
+    everything = MemoryFilter(include_expired=True)
+    order = [m.id for m in sorted(mems, key=lambda m: (m.created_at, m.id))]
+    pages, after = [], None
+    while True:
+        page = ctx.store.list_memories(ns, everything, 6, after)
+        if not page:
+            break
+        pages.append([m.id for m in page])
+        after = (page[-1].created_at, page[-1].id)
+    assert [len(p) for p in pages] == [6, 6, 6, 2] and sum(pages, []) == order
+    flt = MemoryFilter(tags=["even"], min_health=0.3)
+    want = [i for i in order if MemoryFilter(tags=["even"], min_health=0.3).matches(
+        next(m for m in mems if m.id == i), NOW)]
+    assert [m.id for m in ctx.store.list_memories(ns, flt, 100, None, NOW)] == want
+    assert "m00" not in want and "m10" not in want  # expired at NOW
+    assert [m.id for m in ctx.store.list_memories(ns, flt, 2, (ts(2), "m06"), NOW)] == [
+        i for i in want if (ts(int(i[1:]) // 3), i) > (ts(2), "m06")][:2]
+    assert [[m.id for m in b] for b in ctx.store.iter_memories(ns, batch_size=7)] == [
+        order[:7], order[7:14], order[14:]]
+
+
+def test_list_memories_empty_now_means_nothing_expired(ctx, request):
+    save(ctx.store, mem(ctx.ns, "a", expires_at=ts(10**7)), mem(ctx.ns, "b"))
+    assert [m.id for m in ctx.store.list_memories(ctx.ns, MemoryFilter(), 10)] == ["a", "b"]
+
+
+def test_empty_created_before_is_no_bound(ctx, request):
+    save(ctx.store, mem(ctx.ns, "a"))
+    assert [m.id for m in ctx.store.list_memories(ctx.ns, MemoryFilter(created_before=""), 10, None, NOW)] == ["a"]
+
+
+def test_namespaces_are_isolated(ctx):
+    ns, other = ctx.ns, ctx.new_ns()
+    for n, text in ((ns, "alpha shared"), (other, "beta shared")):
+        save(ctx.store, mem(n, "a", tags=["t"], category="c", text=text), mem(n, "b", tags=["t"], category="c"),
+             edges=[link(n, "a", "b", weight=0.9 if n == ns else 0.2)])
+    assert ctx.store.get_memories(ns, ["a"])["a"].content == "alpha shared"
+    assert ctx.store.tag_counts(ns, ["t"]) == {"t": 2} and ctx.store.category_counts(ns, ["c"]) == {"c": 2}
+    assert [e.weight for e in ctx.store.edges_of(ns, ["a"])] == [0.9]
+    assert [e.weight for e in ctx.store.neighbors(other, ["a"], 5, 0, ["OVERLAPS"])] == [0.2]
+    assert ctx.store.lexical_candidates(ns, ["beta"], 10, None, NOW) == []
+    assert ctx.store.term_stats(ns, ["shared", "beta"]).df == {"shared": 1}
+    assert sorted(ctx.store.vector_candidates(ns, unit(3), 10, MemoryFilter(), NOW)) == ["a", "b"]
+    assert ctx.store.stats(ns)["namespaces"] == {ns: 2}
+    assert {ns, other} <= set(ctx.store.namespaces())
+    ctx.store.delete_memory(other, "a")
+    assert len(ctx.store.edges_of(ns, ["a"])) == 1 and ctx.store.find_by_hash(ns, "hash-a") is not None
+
+
+# -- candidate indexes -------------------------------------------------------------------------
+def test_tag_and_category_members_newest_first(ctx):
+    ns = ctx.ns
+    save(ctx.store, mem(ns, "a", t=1, tags=["x"], category="k"), mem(ns, "b", t=3, tags=["x", "y"], category="k"),
+         mem(ns, "c", t=3, tags=["x"], category="k"), mem(ns, "d", t=2, tags=["y"]), mem(ns, "e", t=9))
+    assert ctx.store.tag_members(ns, "x", 10) == ["c", "b", "a"]  # created_at desc, then id desc
+    assert ctx.store.tag_members(ns, "x", 2) == ["c", "b"]
+    assert ctx.store.tag_members(ns, "x", 10, exclude_id="c") == ["b", "a"]
+    assert ctx.store.tag_members(ns, "missing", 10) == []
+    assert ctx.store.category_members(ns, "k", 10) == ["c", "b", "a"]
+    assert ctx.store.category_members(ns, "k", 1, exclude_id="c") == ["b"]
+    assert ctx.store.tag_counts(ns, ["x", "y", "z"]) == {"x": 3, "y": 2, "z": 0}
+    assert ctx.store.category_counts(ns, ["k", "none"]) == {"k": 3, "none": 0}
+
+
+# -- recall ----------------------------------------------------------------------------------
+def recall_corpus(ns: str) -> list[Memory]:
+    rng = random.Random(5)
+    words = ["alpha", "beta", "gamma", "delta", "x.yaml", "v1-2", "snake_case"]
+    out = []
+    for i in range(30):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 6)))
+        out.append(mem(ns, f"r{i:02d}", t=i, text=text, seed=1000 + i,
+                       tags=[t for t in ("a", "b") if rng.random() < 0.5],
+                       category=rng.choice(["c1", "c2", None]), source=rng.choice(["s1", "s2"]),
+                       health=rng.choice([0.1, 0.5, 0.75, 1.0]),
+                       expires_at=rng.choice([None, None, ts(50), ts(100), ts(500)]),
+                       embedding=None if i % 11 == 5 else unit(1000 + i)))
+    return out
+
+
+FILTERS = [MemoryFilter(), MemoryFilter(include_expired=True), MemoryFilter(tags=["a"]),
+           MemoryFilter(tags=["a", "b"]), MemoryFilter(categories=["c1", "c2"]), MemoryFilter(sources=["s2"]),
+           MemoryFilter(min_health=0.5), MemoryFilter(max_health=0.5),
+           MemoryFilter(min_health=0.5, max_health=0.75), MemoryFilter(created_after=ts(10)),
+           MemoryFilter(created_before=ts(20)),
+           MemoryFilter(tags=["b"], categories=["c1"], created_after=ts(3), created_before=ts(25),
+                        include_expired=True)]
+
+
+def test_vector_candidates_exact_order(ctx):
+    corpus = recall_corpus(ctx.ns)
+    save(ctx.store, *corpus)
+    everything = MemoryFilter(include_expired=True)
+    for seed in (1, 2, 3):
+        q = unit(seed)
+        for limit in (1, 5, 50):
+            assert ctx.store.vector_candidates(ctx.ns, q, limit, everything, NOW) == exact_vector(
+                corpus, q, limit, everything, NOW)
+    q = corpus[7].embedding
+    assert ctx.store.vector_candidates(ctx.ns, q, 3, everything, NOW)[0] == "r07"
+    assert ctx.store.vector_candidates(ctx.ns, q, 0, everything, NOW) == []
+
+
+@pytest.mark.parametrize("flt", FILTERS, ids=lambda f: repr({k: v for k, v in vars(f).items() if v}))
+def test_vector_candidates_filters(ctx, flt):
+    corpus = recall_corpus(ctx.ns)
+    save(ctx.store, *corpus)
+    want = exact_vector(corpus, unit(9), 8, flt, NOW)
+    assert ctx.store.vector_candidates(ctx.ns, unit(9), 8, flt, NOW) == want
+    assert want, "the fixture should leave candidates for every filter"
+
+
+@pytest.mark.parametrize("flt", [None, *FILTERS], ids=lambda f: "None" if f is None else repr(
+    {k: v for k, v in vars(f).items() if v}))
+def test_lexical_candidates_ids_and_filters(ctx, flt):
+    corpus = recall_corpus(ctx.ns)
+    save(ctx.store, *corpus)
+    terms = ["gamma", "x.yaml", "nothing"]
+    for exclude in (None, "r03"):
+        got = ctx.store.lexical_candidates(ctx.ns, terms, 100, flt, NOW, exclude_id=exclude)
+        want = {m.id for m in corpus if set(terms) & set(m.term_counts) and m.id != exclude
+                and (flt is None or flt.matches(m, NOW))}
+        assert len(got) == len(set(got)) and set(got) == want
+        assert set(ctx.store.lexical_candidates(ctx.ns, terms, 3, flt, NOW, exclude)) <= want
+        assert len(ctx.store.lexical_candidates(ctx.ns, terms, 3, flt, NOW, exclude)) == min(3, len(want))
+
+
+def test_lexical_candidates_best_first_and_odd_terms(ctx):
+    ns = ctx.ns
+    save(ctx.store, mem(ns, "b-weak", text="alpha one two three"),
+         mem(ns, "a-strong", text="alpha alpha alpha beta"), mem(ns, "c", text="gamma"))
+    assert ctx.store.lexical_candidates(ns, ["alpha", "beta"], 10, None, NOW) == ["a-strong", "b-weak"]
+    assert ctx.store.lexical_candidates(ns, [], 10, None, NOW) == []
+    for odd in ['c++', 'a"b', "(x)", "AND", "OR", "NOT", "\\", "*", "?", "a:b", "~1", "[x TO y]", "{", "^2", "!"]:
+        assert ctx.store.lexical_candidates(ns, [odd], 10, None, NOW) == []
+    assert ctx.store.lexical_candidates(ns, ["gamma", "gamma"], 10, None, NOW) == ["c"]
+
+
+def test_term_stats_values(ctx):
+    ns = ctx.ns
+    save(ctx.store, mem(ns, "a", text="alpha alpha beta"), mem(ns, "b", text="alpha gamma"),
+         mem(ns, "c", text="d"))
+    stats = ctx.store.term_stats(ns, ["alpha", "beta", "gamma", "zeta", "alpha"])
+    assert (stats.n_docs, stats.total_length, stats.df) == (3, 6, {"alpha": 2, "beta": 1, "gamma": 1})
+    empty = ctx.store.term_stats(ctx.new_ns(), ["alpha"])
+    assert (empty.n_docs, empty.total_length, empty.df) == (0, 0, {})
+
+
+# -- graph -----------------------------------------------------------------------------------
+def graph_fixture(ns: str) -> tuple[list[Memory], list[Edge]]:
+    mems = [mem(ns, i, t=n) for n, i in enumerate(["a1", "b2", "c3", "s", "t9", "u8", "z0"])]
+    edges = [link(ns, "s", "a1", "OVERLAPS", 0.9), link(ns, "s", "a1", "SHARES_TAG", 0.9),
+             link(ns, "s", "b2", "SAME_CATEGORY", 0.9), link(ns, "s", "t9", "OVERLAPS", 0.3),
+             link(ns, "s", "u8", "RELATED", 0.7, quote="q", evidence={"ok": True}),
+             link(ns, "s", "z0", "OVERLAPS", 0.29999), link(ns, "a1", "b2", "SHARES_TAG", 0.6),
+             link(ns, "c3", "z0", "OVERLAPS", 1.0)]
+    return mems, edges
+
+
+def expected_neighbors(edges, seeds, per_seed, min_weight, types):
+    out = []
+    for seed in sorted(set(seeds)):
+        mine = [Edge(e.namespace, seed, e.other(seed), e.type, e.weight, e.reason) for e in edges
+                if seed in (e.a, e.b) and e.type in types and e.weight >= min_weight]
+        out += sorted(mine, key=lambda e: (-e.weight, e.b, e.type))[:per_seed]
+    return out
+
+
+def test_edges_of_and_edges_among(ctx):
+    mems, edges = graph_fixture(ctx.ns)
+    save(ctx.store, *mems, edges=edges)
+    assert key_sorted(ctx.store.edges_of(ctx.ns, ["s"])) == key_sorted([e for e in edges if "s" in (e.a, e.b)])
+    assert key_sorted(ctx.store.edges_of(ctx.ns, ["a1", "c3", "a1"])) == key_sorted(
+        [e for e in edges if {"a1", "c3"} & {e.a, e.b}])
+    assert ctx.store.edges_among(ctx.ns, ["s", "a1", "b2", "missing"]) == key_sorted(
+        [e for e in edges if {e.a, e.b} <= {"s", "a1", "b2"}])
+    assert ctx.store.edges_of(ctx.ns, []) == [] and ctx.store.edges_among(ctx.ns, []) == []
+    # upsert changes weight and reason; remove_edges deletes exactly the given key
+    s = ctx.store.get_memories(ctx.ns, ["s"])["s"]
+    ctx.store.save_memory(s, [link(ctx.ns, "s", "t9", "OVERLAPS", 0.45, terms=["new"])],
+                          [link(ctx.ns, "s", "a1", "SHARES_TAG")])
+    among = {e.key: e for e in ctx.store.edges_among(ctx.ns, ["s", "a1", "t9"])}
+    assert set(among) == {("a1", "s", "OVERLAPS"), ("s", "t9", "OVERLAPS")}
+    changed = among[("s", "t9", "OVERLAPS")]
+    assert (changed.weight, changed.reason) == (0.45, {"terms": ["new"]})
+
+
+@pytest.mark.parametrize("seeds,per_seed,min_weight,types", [
+    (["s"], 10, 0.0, list(EDGE_TYPES)), (["s"], 2, 0.0, list(EDGE_TYPES)), (["s"], 10, 0.3, list(EDGE_TYPES)),
+    (["s"], 10, 0.0, ["OVERLAPS"]), (["s", "a1", "z0", "s"], 2, 0.5, ["OVERLAPS", "SHARES_TAG"]),
+    (["b2", "s", "missing"], 1, 0.0, list(EDGE_TYPES)), (["s"], 0, 0.0, list(EDGE_TYPES)),
+    (["s"], 5, 0.0, []), ([], 5, 0.0, list(EDGE_TYPES)), (["s"], 5, 0.0, ["UNKNOWN"])])
+def test_neighbors_order_and_bounds(ctx, seeds, per_seed, min_weight, types):
+    mems, edges = graph_fixture(ctx.ns)
+    save(ctx.store, *mems, edges=edges)
+    assert ctx.store.neighbors(ctx.ns, seeds, per_seed, min_weight, types) == expected_neighbors(
+        edges, seeds, per_seed, min_weight, types)
+
+
+def test_stats_shape_and_counts(ctx):
+    mems, edges = graph_fixture(ctx.ns)
+    mems[0].health, mems[1].health, mems[2].health = 0.0, 0.5, 0.2
+    save(ctx.store, *mems, edges=edges)
+    stats = ctx.store.stats(ctx.ns)
+    per_type = {t: sum(e.type == t for e in edges) for t in EDGE_TYPES}
+    assert stats == {
+        "memories": 7, "namespaces": {ctx.ns: 7}, "edges": per_type,
+        "degree": {"SHARES_TAG": {"max": 2, "mean": round(2 * 2 / 7, 4)},
+                   "SAME_CATEGORY": {"max": 1, "mean": round(2 / 7, 4)},
+                   "OVERLAPS": {"max": 3, "mean": round(2 * 4 / 7, 4)},
+                   "RELATED": {"max": 1, "mean": round(2 / 7, 4)}},
+        "health_histogram": {"0.0-0.2": 1, "0.2-0.4": 1, "0.4-0.6": 1, "0.6-0.8": 0, "0.8-1.0": 4}}
+    everything = ctx.store.stats(None)
+    assert set(everything) == set(stats) and everything["namespaces"][ctx.ns] == 7
+    assert everything["memories"] == sum(everything["namespaces"].values()) >= 7
+    assert sum(everything["health_histogram"].values()) == everything["memories"]
+    empty = ctx.store.stats(ctx.new_ns())
+    assert (empty["memories"], empty["namespaces"]) == (0, {})
+    assert empty["degree"]["OVERLAPS"] == {"max": 0, "mean": 0.0}
+
+
+# -- both stores ----------------------------------------------------------------------------
+def scenario(ns: str, seed: int):
+    """A random but reproducible sequence of writes (yields store method calls)."""
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(12)] + ["x.yaml", "v1-2"]
+    alive: dict[str, Memory] = {}
+    for step in range(45):
+        op = rng.random()
+        if op < 0.55 or len(alive) < 4:
+            id_ = f"m{rng.randint(0, 25):02d}"
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 8)))
+            m = mem(ns, id_, t=rng.randint(0, 15), text=text, seed=seed * 100 + step,
+                    tags=rng.sample(["t1", "t2", "t3", "t4"], rng.randint(0, 3)),
+                    category=rng.choice(["c1", "c2", None]), source=rng.choice(["s1", "s2"]),
+                    health=rng.choice([0.05, 0.3, 0.5, 0.9, 1.0]), content_hash=f"h{rng.randint(0, 5)}",
+                    expires_at=rng.choice([None, None, ts(8), ts(1000)]))
+            others = [o for o in alive if o != id_]
+            add = [link(ns, id_, o, rng.choice(EDGE_TYPES), round(rng.random(), 3), n=rng.randint(0, 9))
+                   for o in rng.sample(others, min(len(others), rng.randint(0, 4)))]
+            yield "save_memory", (m, add, [], rng.random() < 0.3)
+            alive[id_] = m
+        elif op < 0.7:
+            victim = rng.choice(sorted(alive))
+            yield "delete_memory", (ns, victim)
+            del alive[victim]
+        elif op < 0.8:
+            ids = rng.sample(sorted(alive), 3)
+            yield "update_health", (ns, [(i, rng.random(), [HealthPenalty("r", 0.1, i)], 0.5) for i in ids])
+        else:
+            a = rng.choice(sorted(alive))
+            yield "save_memory", (alive[a], [], [link(ns, a, b, t) for b in alive for t in EDGE_TYPES], False)
+
+
+SCENARIO_FILTERS = [MemoryFilter(), MemoryFilter(include_expired=True), MemoryFilter(tags=["t1"]),
+                    MemoryFilter(tags=["t1", "t2"], include_expired=True), MemoryFilter(categories=["c1"]),
+                    MemoryFilter(sources=["s2"], min_health=0.3), MemoryFilter(max_health=0.5),
+                    MemoryFilter(created_after=ts(4), created_before=ts(12))]
+
+
+def observe(store, ns: str) -> dict:
+    ids = [f"m{i:02d}" for i in range(26)]
+    live = sorted(store.get_memories(ns, ids))
+    out = {"memories": {i: as_dict(m) for i, m in store.get_memories(ns, ids).items()},
+           "edges_of": key_sorted(store.edges_of(ns, ids)), "edges_among": store.edges_among(ns, live[::2]),
+           "stats": store.stats(ns), "term_stats": store.term_stats(ns, [f"w{i}" for i in range(14)]),
+           "hash": [getattr(store.find_by_hash(ns, f"h{i}"), "id", None) for i in range(6)],
+           "tags": {t: store.tag_members(ns, t, 5, exclude_id="m03") for t in ("t1", "t2", "t3", "t4")},
+           "categories": {c: store.category_members(ns, c, 4) for c in ("c1", "c2")},
+           "tag_counts": store.tag_counts(ns, ["t1", "t2", "t3", "t4", "none"]),
+           "category_counts": store.category_counts(ns, ["c1", "c2"]),
+           "list": [m.id for m in store.list_memories(ns, MemoryFilter(min_health=0.3), 50, None, NOW)],
+           "namespaces": ns in store.namespaces()}
+    for per_seed, min_w in ((2, 0.0), (10, 0.4)):
+        out[f"neighbors{per_seed}"] = store.neighbors(ns, live[:6], per_seed, min_w, list(EDGE_TYPES[:3]))
+    for n, flt in enumerate(SCENARIO_FILTERS):
+        out[f"vector{n}"] = store.vector_candidates(ns, unit(n), 6, flt, NOW)
+        out[f"lexical{n}"] = sorted(store.lexical_candidates(ns, ["w1", "w2", "x.yaml"], 100, flt, NOW))
+    return out
+
+
+@pytest.mark.neo4j
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_same_writes_same_outputs(both, seed):
+    lite, neo = both
+    neo.ns = lite.ns
+    neo.created.append(lite.ns)
+    for store in (lite.store, neo.store):
+        for method, args in scenario(lite.ns, seed):
+            getattr(store, method)(*args)
+    left, right = observe(lite.store, lite.ns), observe(neo.store, lite.ns)
+    assert left.keys() == right.keys()
+    for key in left:
+        assert left[key] == right[key], key
+
+
+# -- Neo4j specifics -------------------------------------------------------------------------
+def test_vector_candidates_forget_a_removed_embedding(ctx, request):
+    save(ctx.store, mem(ctx.ns, "a", seed=1), mem(ctx.ns, "b", seed=2))
+    assert ctx.store.vector_candidates(ctx.ns, unit(1), 5, MemoryFilter(), NOW) == ["a", "b"]
+    ctx.store.save_memory(mem(ctx.ns, "a", embedding=None), [], [])
+    assert ctx.store.vector_candidates(ctx.ns, unit(1), 5, MemoryFilter(), NOW) == ["b"]
+
+
+def test_edge_to_a_missing_memory_is_not_stored(ctx, request):
+    save(ctx.store, mem(ctx.ns, "b"))
+    ctx.store.save_memory(mem(ctx.ns, "b"), [link(ctx.ns, "b", "ghost")], [])
+    assert ctx.store.edges_of(ctx.ns, ["b"]) == []
+    assert ctx.store.stats(ctx.ns)["edges"]["OVERLAPS"] == 0
+
+
+def test_wrong_embedding_dimension_is_rejected_before_writing(ctx, request):
+    save(ctx.store, mem(ctx.ns, "ok"))
+    with pytest.raises(ValidationError):
+        ctx.store.save_memory(mem(ctx.ns, "bad", embedding=unit(1, 8)), [], [])
+    assert ctx.store.get_memories(ctx.ns, ["bad"]) == {}
+    assert ctx.store.vector_candidates(ctx.ns, unit(1), 5, MemoryFilter(), NOW) == ["ok"]
+
+
+def test_neo4j_vector_index_path_matches_exact_order(neo):
+    store, ns = neo.store, neo.ns
+    center = unit(4242)
+    corpus = [mem(ns, f"v{i:02d}", t=i, embedding=near(center, 5000 + i, 0.35), tags=["odd"] if i % 2 else [],
+                  source="s1" if i % 3 else "s2") for i in range(60)]
+    save(store, *corpus)
+    # Default over-fetch (x4), but no minimum fetch, so the 60-memory namespace takes the index
+    # path. The index is approximate (HNSW, quantised on 5.26); x4 over-fetch is what makes its
+    # top hits the exact ones (measured: recall 0.95 at x1, 0.999 at x2, 1.0 at x4).
+    store.vector_min_fetch = 1
+    try:
+        before = store.vector_paths["index"]
+        q = near(center, 1, 0.2)
+        cases = ((5, MemoryFilter()), (10, MemoryFilter(tags=["odd"])), (3, MemoryFilter(sources=["s2"])))
+        for limit, flt in cases:
+            assert store.vector_candidates(ns, q, limit, flt, NOW) == exact_vector(corpus, q, limit, flt, NOW)
+        assert store.vector_paths["index"] == before + len(cases)
+        # a filter that nothing passes: over-fetch grows until the exact scan takes over
+        before_scan = store.vector_paths["scan"]
+        assert store.vector_candidates(ns, q, 5, MemoryFilter(sources=["none"]), NOW) == []
+        assert store.vector_paths["scan"] == before_scan + 1
+    finally:
+        store.vector_min_fetch = 32
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(term=st.text(min_size=1, max_size=12).filter(lambda s: s.strip() and not any(c.isspace() for c in s)))
+def test_neo4j_any_stored_term_is_found_literally(neo, term):
+    m = mem(neo.ns, "odd", text="plain", term_counts={term: 2, "plain": 1})
+    neo.store.save_memory(m, [], [])
+    assert neo.store.lexical_candidates(neo.ns, [term], 5, None, NOW) == ["odd"]
+
+
+def test_concurrent_writers_keep_term_stats_exact(ctx):
+    """Writers race on the same terms, tags and namespace counters; nothing may be lost."""
+    ns = ctx.ns
+
+    def writer(w: int) -> None:
+        for i in range(8):
+            m = mem(ns, f"w{w}-{i}", t=i, text=f"shared common w{w} extra", tags=["hot", f"t{i % 2}"])
+            ctx.store.save_memory(m, [link(ns, m.id, f"w{w}-{i - 1}")] if i else [], [])
+            if i % 3 == 2:
+                ctx.store.delete_memory(ns, f"w{w}-{i - 2}")
+
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(writer, range(6)))
+    live = 6 * (8 - 2)
+    stats = ctx.store.term_stats(ns, ["shared", "common", "extra", "w0"])
+    assert (stats.n_docs, stats.total_length) == (live, 4 * live)
+    assert stats.df == {"shared": live, "common": live, "extra": live, "w0": 6}
+    assert ctx.store.tag_counts(ns, ["hot", "t0", "t1"]) == {"hot": live, "t0": 18, "t1": 18}
+    assert ctx.store.stats(ns)["memories"] == live
+
+
+def test_neo4j_unreachable_server_is_store_unavailable():
+    from graphmem.stores.neo4j import Neo4jStore
+
+    store = Neo4jStore("bolt://127.0.0.1:9", connection_timeout=0.5, max_retry_time=0.5)
+    try:
+        assert store.ping() is False
+        with pytest.raises(StoreUnavailable) as err:
+            store.get_memories(f"test-{uuid.uuid4().hex}", ["a"])
+        assert err.value.status == 503
+        with pytest.raises(StoreUnavailable):
+            store.save_memory(mem("ns", "a"), [], [])
+    finally:
+        store.close()
+
+
+def test_neo4j_unknown_database_is_config_error(neo):
+    from graphmem.stores.neo4j import Neo4jStore
+
+    store = Neo4jStore(neo.store.uri, os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j"),
+                       os.environ.get("GRAPHMEM_NEO4J_PASSWORD", ""), database="no-such-db")
+    try:
+        with pytest.raises(StoreConfigError, match="no-such-db"):
+            store.namespaces()
+        assert store.ping() is False
+    finally:
+        store.close()
+
+
+def test_neo4j_rejects_unknown_edge_type_before_writing(neo):
+    save(neo.store, mem(neo.ns, "a"), mem(neo.ns, "b"))
+    with pytest.raises(Exception, match="unknown edge type"):
+        evil = link(neo.ns, "a", "b", "EVIL]->() DETACH")
+        neo.store.save_memory(mem(neo.ns, "a", content="changed"), [evil], [])
+    assert neo.store.get_memories(neo.ns, ["a"])["a"].content == "note a"
+
+
+def test_every_cypher_file_has_a_header_and_is_used():
+    from graphmem.stores.neo4j import queries as Q
+
+    code = "".join(p.read_text() for p in Q.cypher_dir().parent.joinpath("graphmem/stores/neo4j").glob("*.py"))
+    for path in sorted(Q.cypher_dir().glob("*.cypher")):
+        text = path.read_text()
+        assert text.startswith(f"// {path.name}: "), f"{path.name} needs a header comment"
+        assert f'"{path.stem}"' in code, f"{path.name} is not used by the Neo4j store"
+        assert "Parameters" in text, f"{path.name} must document its parameters"
