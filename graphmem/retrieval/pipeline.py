@@ -81,12 +81,19 @@ class SearchPipeline:
         terms = tokenize(req.query)
         vec_ids = self.store.vector_candidates(ns, qvec, cfg.recall_candidates, flt, now) if use_vec else []
         stats = self.store.term_stats(ns, terms) if use_lex and terms else None
-        lex_ids = (self.store.lexical_candidates(ns, recall.lookup_terms(terms, stats, cfg), cfg.recall_candidates,
-                                                 flt, now) if stats else [])
-        docs = {i: m for i, m in self.store.get_memories(ns, [*vec_ids, *lex_ids]).items()
+        # The lexical pool is over-fetched and cut by graphmem's own BM25, so which memories enter
+        # does not depend on a store's full-text scoring (FTS5 and Lucene rank differently).
+        pool = (self.store.lexical_candidates(ns, recall.lookup_terms(terms, stats, cfg),
+                                              cfg.recall_candidates * cfg.lexical_overfetch, flt, now)
+                if stats else [])
+        docs = {i: m for i, m in self.store.get_memories(ns, [*vec_ids, *pool]).items()
                 if flt.matches(m, now)}
+        bm25 = recall.bm25_scores(terms, docs, stats) if stats and docs else {}
+        lex_ids = recall.ranked({i: bm25[i] for i in pool if i in bm25}, cfg.recall_candidates)
+        keep = set(vec_ids) | set(lex_ids)
+        docs = {i: m for i, m in docs.items() if i in keep}
         vec_scores = recall.cosine_scores(qvec, docs) if use_vec else {}
-        lex_scores = recall.bm25_scores(terms, docs, stats) if stats and docs else {}
+        lex_scores = {i: score for i, score in bm25.items() if i in docs} if use_lex else {}
         fused = recall.fuse(vec_scores, lex_scores, cfg)
         cands: dict[str, Candidate] = {}
         for doc_id, parts in fused.items():
