@@ -80,6 +80,7 @@ def test_same_edges_and_same_ranking(pair, fixture):
         queries += [json.loads(line)["text"] for line in qfile.read_text().splitlines() if line.strip()]
     for query in queries:
         for recipe in ("default", "hybrid"):
-            assert ranking(lite, namespace, query, recipe=recipe) == ranking(neo, namespace, query, recipe=recipe), query
+            assert ranking(lite, namespace, query, recipe=recipe) == ranking(
+                neo, namespace, query, recipe=recipe), query
     assert ranking(lite, namespace, QUERIES[0], params={"recall_candidates": 2}) == ranking(
         neo, namespace, QUERIES[0], params={"recall_candidates": 2})
