@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 
 from graphmem.api import routes_memories, routes_ops, routes_search
 from graphmem.api.auth import Keyring
@@ -63,8 +63,6 @@ def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: K
 
 
 def _state() -> ApiState:
-    from flask import current_app
-
     return current_app.extensions["graphmem"]
 
 

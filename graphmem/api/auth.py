@@ -63,9 +63,6 @@ class Principal:
             raise ApiError(403, "forbidden_namespace", f"this key may not use namespace {ns!r}", field)
         return ns
 
-    def readable(self) -> tuple[str, ...] | None:
-        return self.namespaces
-
 
 OPEN = Principal("anonymous", None)
 

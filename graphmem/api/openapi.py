@@ -112,8 +112,9 @@ def _schemas(lim: Limits) -> dict[str, Any]:
             "recall_candidates": {"type": "integer", "minimum": 0, "maximum": 1000},
             "fusion": {"type": "string", "enum": ["rrf", "weighted"]},
             "rrf_k": {"type": "integer", "minimum": 0, "maximum": 10000},
+            "recency_half_life_days": {"type": "number", "exclusiveMinimum": 0},
             **{p: {"type": "number", "minimum": 0} for p in (
-                "vector_weight", "lexical_weight", "router_boost", "recency_weight", "recency_half_life_days",
+                "vector_weight", "lexical_weight", "router_boost", "recency_weight",
                 "expansion_min_edge_weight", "expansion_decay", "expansion_similarity_mix",
                 "expansion_merge_bonus", "health_floor")},
             **{p: {"type": "integer", "minimum": 0, "maximum": m} for p, m in (
@@ -179,11 +180,10 @@ def _schemas(lim: Limits) -> dict[str, Any]:
 
 
 # -- operations ------------------------------------------------------------------------------
-ERRORS = {400: ("Malformed JSON or body", "Error"), 401: ("Missing or invalid API key", "Error"),
-          403: ("The key may not use that namespace", "Error"), 404: ("Not found in this namespace", "Error"),
-          405: ("Method not allowed", "Error"), 409: ("Conflict", "Error"),
-          413: ("Body or field too large", "Error"), 422: ("Validation failed; `field` names the input", "Error"),
-          503: ("Store unavailable; retry after Retry-After seconds", "Error")}
+ERRORS = {400: "Malformed JSON or body", 401: "Missing or invalid API key",
+          403: "The key may not use that namespace", 404: "Not found in this namespace", 409: "Conflict",
+          413: "Body or field too large", 422: "Validation failed; `field` names the input",
+          503: "Store unavailable; retry after Retry-After seconds"}
 
 
 def _response(desc: str, schema: str | None, status: int) -> dict[str, Any]:
@@ -199,9 +199,10 @@ def _response(desc: str, schema: str | None, status: int) -> dict[str, Any]:
 def _op(op_id: str, tag: str, summary: str, ok: dict[int, tuple[str, str | None]], errors: tuple[int, ...],
         params: tuple[str, ...] = (), body: str | None = None, public: bool = False,
         description: str = "") -> dict[str, Any]:
-    responses = {str(s): _response(d, schema, s) for s, (d, schema) in ok.items()}
-    for status in (*errors, 405, *(() if public else (401, 503))):
-        responses[str(status)] = _response(ERRORS[status][0], ERRORS[status][1], status)
+    documented = {s: _response(d, schema, s) for s, (d, schema) in ok.items()}
+    for status in (*errors, *(() if public else (401, 503))):
+        documented[status] = _response(ERRORS[status], "Error", status)
+    responses = {str(s): documented[s] for s in sorted(documented)}
     responses["default"] = _response("Unexpected error", "Error", 500)
     out: dict[str, Any] = {"operationId": op_id, "tags": [tag], "summary": summary, "responses": responses}
     if description:
@@ -309,7 +310,8 @@ def build_spec(limits: Limits) -> dict[str, Any]:
                                 "SAME_CATEGORY, OVERLAPS and explicit RELATED edges; search runs router -> "
                                 "hybrid recall -> one-hop expansion -> health/source weighting -> rank and "
                                 "explains every result. Errors are always "
-                                "`{\"error\": {\"code\", \"message\", \"field\"}}`."},
+                                "`{\"error\": {\"code\", \"message\", \"field\"}}`, also for unknown routes "
+                                "(404) and methods a path does not support (405, with an Allow header)."},
         "servers": [{"url": "/"}],
         "tags": [{"name": n} for n in ("memories", "search", "graph", "ops")],
         "security": [{"bearerAuth": []}, {"apiKey": []}],

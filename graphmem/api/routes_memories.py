@@ -21,7 +21,7 @@ from graphmem.api.serialize import (
     principal,
     query_namespace,
 )
-from graphmem.errors import ValidationError
+from graphmem.errors import StoreUnavailable, ValidationError
 from graphmem.ingest.validate import PATCHABLE_FIELDS, WRITABLE_FIELDS, validate_namespace
 from graphmem.retrieval.request import parse_filters
 
@@ -74,6 +74,9 @@ def create_batch() -> Response:
                                f"memories[{i}].namespace")
     results = engine().add_batch(items, ns)
     _metrics().observe_ingest([r.status for r in results])
+    down = [r.error for r in results if isinstance(r.error, StoreUnavailable)]
+    if down and not any(r.status != "rejected" for r in results):
+        raise down[0]        # nothing was written: the whole request is retryable (503)
     summary = {status: sum(r.status == status for r in results) for status in ("created", "duplicate",
                                                                                "rejected")}
     return jsonify({"namespace": ns, "summary": summary, "results": [r.to_dict() for r in results]})

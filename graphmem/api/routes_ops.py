@@ -10,7 +10,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from graphmem.api.errors import RETRY_AFTER_SECONDS
 from graphmem.api.openapi import render_docs
-from graphmem.api.serialize import check_args, engine, merge_stats, principal
+from graphmem.api.serialize import check_args, engine, merge_stats, principal, query_namespace
 
 bp = Blueprint("ops", __name__)
 
@@ -23,7 +23,7 @@ def stats() -> Response:
     eng, who = engine(), principal()
     requested = request.args.get("namespace")
     if requested:
-        return jsonify(eng.stats(who.namespace(requested)))
+        return jsonify(eng.stats(query_namespace()))
     if who.namespaces is None:
         return jsonify(eng.stats(None))
     return jsonify(merge_stats([eng.stats(ns) for ns in who.namespaces]))

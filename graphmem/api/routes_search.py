@@ -55,6 +55,9 @@ def check_search_options(recipe: Any, params: Any) -> None:
     for name, value in params.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise ValidationError(f"{name} must be finite", field=f"params.{name}")
+    half_life = params.get("recency_half_life_days")
+    if isinstance(half_life, int | float) and not isinstance(half_life, bool) and half_life <= 0:
+        raise ValidationError("recency_half_life_days must be positive", field="params.recency_half_life_days")
     if "dedupe_near_duplicates" in params and not isinstance(params["dedupe_near_duplicates"], bool):
         raise ValidationError("dedupe_near_duplicates must be a boolean", field="params.dedupe_near_duplicates")
     weights = params.get("edge_type_weights")

@@ -1,0 +1,72 @@
+"""The OpenAPI document: valid 3.1, in step with the routes, and enforced on responses."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from api_helpers import openapi_path
+from openapi_spec_validator import validate
+
+from graphmem.api.openapi import build_spec
+
+
+def test_document_is_valid_openapi_31(client):
+    spec = client.get("/openapi.json").get_json()
+    validate(spec)
+    assert spec["openapi"] == "3.1.0"
+    for name in ("Memory", "Edge", "SearchRequest", "SearchResponse", "Error", "BatchResponse", "Stats", "Why"):
+        assert name in spec["components"]["schemas"]
+
+
+def test_document_reflects_configured_limits(make_engine):
+    engine = make_engine({"limits": {"max_batch": 7, "max_k": 12}})
+    spec = build_spec(engine.settings.limits)
+    assert spec["components"]["schemas"]["BatchRequest"]["properties"]["memories"]["maxItems"] == 7
+    assert spec["components"]["schemas"]["SearchRequest"]["properties"]["k"]["maximum"] == 12
+
+
+def test_every_route_is_documented_and_every_operation_routed(app):
+    routed = set()
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static":
+            continue
+        for method in rule.methods - {"HEAD", "OPTIONS"}:
+            routed.add((openapi_path(rule.rule), method.lower()))
+    spec = app.extensions["graphmem"].spec
+    documented = {(path, method) for path, item in spec["paths"].items() for method in item}
+    assert routed == documented
+
+
+def test_path_parameters_are_declared(app):
+    spec = app.extensions["graphmem"].spec
+    params = spec["components"]["parameters"]
+    for path, item in spec["paths"].items():
+        for op in item.values():
+            declared = {params[p["$ref"].rsplit("/", 1)[-1]]["name"] for p in op.get("parameters", [])}
+            assert set(re.findall(r"{(\w+)}", path)) <= declared, path
+
+
+def test_the_response_checker_rejects_what_the_document_does_not_allow(app, monkeypatch):
+    client = app.test_client()
+    checker = app.extensions["spec_checker"]
+    monkeypatch.setattr("graphmem.api.routes_ops.jsonify", lambda data: app.json.response({"status": "sleepy"}))
+    with pytest.raises(AssertionError, match="status"):
+        client.get("/healthz")
+    monkeypatch.undo()
+    assert checker.response_spec("GET", "/healthz", 200)
+    with pytest.raises(AssertionError, match="not documented"):
+        checker.response_spec("GET", "/healthz", 418)
+
+
+def test_docs_page_is_self_contained_and_complete(client):
+    resp = client.get("/docs")
+    assert resp.status_code == 200 and resp.mimetype == "text/html"
+    html = resp.get_data(as_text=True)
+    spec = client.get("/openapi.json").get_json()
+    for path in spec["paths"]:
+        assert path in html
+    for schema in spec["components"]["schemas"]:
+        assert f'id="schema-{schema}"' in html
+    assert not re.search(r'(src|href)="(https?:)?//', html), "no external resources (offline)"
+    assert "<script" not in html
