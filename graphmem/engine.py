@@ -115,6 +115,8 @@ class Graphmem:
     def neighbors(self, namespace: str, memory_id: str, types: list[str] | None = None,
                   min_weight: float = 0.0, limit: int = 50) -> dict[str, Any]:
         mem = self.get(namespace, memory_id)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 500:
+            raise ValidationError("limit must be an integer between 1 and 500", field="limit")
         types = types or list(EDGE_TYPES)
         bad = [t for t in types if t not in EDGE_TYPES]
         if bad:
@@ -129,6 +131,8 @@ class Graphmem:
               k: int = 10, hops: int = 1) -> dict[str, Any]:
         """A subgraph as nodes + edges: given ids (or a query's results) plus ``hops`` of neighbours."""
         validate_namespace(namespace)
+        if isinstance(hops, bool) or not isinstance(hops, int) or not 0 <= hops <= 3:
+            raise ValidationError("hops must be an integer between 0 and 3", field="hops")
         if ids:
             seeds = [validate_id(i, self.settings.limits, "ids") for i in ids]
         elif query:

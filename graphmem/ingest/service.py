@@ -15,7 +15,7 @@ import numpy as np
 
 from graphmem.config import Settings
 from graphmem.embedding.embedder import Embedder
-from graphmem.errors import ConflictError, GraphmemError, NotFoundError
+from graphmem.errors import ConflictError, GraphmemError, NotFoundError, StoreUnavailable, ValidationError
 from graphmem.ingest.evidence import check_evidence
 from graphmem.ingest.health import assess_health
 from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges
@@ -158,6 +158,8 @@ class Ingestor:
                     existing = self._existing(inp)
                     results[i] = existing or IngestResult("created", self._save_new(self.build(inp, vector)))
                     results[i].index = i
+            except StoreUnavailable:
+                raise                       # an outage is not a per-item rejection
             except GraphmemError as exc:
                 results[i] = IngestResult("rejected", error=exc, index=i)
             if progress is not None:
@@ -201,7 +203,12 @@ class Ingestor:
         limits = self.settings.limits
         a, b = validate_id(a, limits, "from_id"), validate_id(b, limits, "to_id")
         if a == b:
-            raise ConflictError("a memory cannot be related to itself", field="to_id")
+            raise ValidationError("a memory cannot be related to itself", field="to_id")
+        if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int | float)
+                                   or not 0.0 < weight <= 1.0):
+            raise ValidationError("weight must be a number in (0, 1]", field="weight")
+        if label is not None and (not isinstance(label, str) or not 0 < len(label) <= 64):
+            raise ValidationError("label must be a string of 1-64 characters", field="label")
         checked = check_evidence(evidence)
         with self.lock:
             found = self.store.get_memories(namespace, [a, b])

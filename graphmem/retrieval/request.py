@@ -9,15 +9,51 @@ from typing import Any
 from graphmem.config import STAGES, Limits, SearchConfig, Settings
 from graphmem.errors import ValidationError
 from graphmem.ingest.validate import validate_tags
-from graphmem.model import MemoryFilter, normalize_timestamp
+from graphmem.model import EDGE_TYPES, MemoryFilter, normalize_timestamp
 from graphmem.text import normalize_category
 
-# Parameters a request may override on top of its recipe.
-TUNABLE = {"recall_candidates", "fusion", "rrf_k", "vector_weight", "lexical_weight", "router_boost",
-           "recency_weight", "recency_half_life_days", "expansion_seeds", "expansion_per_seed",
-           "expansion_max_added", "expansion_min_edge_weight", "expansion_decay",
-           "expansion_similarity_mix", "expansion_merge_bonus", "edge_type_weights", "health_floor",
-           "dedupe_near_duplicates"}
+# Parameters a request may override on top of its recipe: name -> (kind, low, high).
+TUNABLE: dict[str, tuple[str, float, float]] = {
+    "recall_candidates": ("int", 1, 1000), "lexical_lookup_terms": ("int", 1, 64),
+    "lexical_max_df_ratio": ("float", 0.0, 1.0), "lexical_overfetch": ("int", 1, 20),
+    "rrf_k": ("int", 0, 10000), "vector_weight": ("float", 0.0, 10.0), "lexical_weight": ("float", 0.0, 10.0),
+    "router_boost": ("float", 0.0, 10.0), "recency_weight": ("float", 0.0, 10.0),
+    "recency_half_life_days": ("float", 0.001, 36500.0), "expansion_seeds": ("int", 0, 100),
+    "expansion_per_seed": ("int", 0, 100), "expansion_max_added": ("int", 0, 200),
+    "expansion_min_edge_weight": ("float", 0.0, 1.0), "expansion_decay": ("float", 0.0, 1.0),
+    "expansion_similarity_mix": ("float", 0.0, 1.0), "expansion_merge_bonus": ("float", 0.0, 10.0),
+    "health_floor": ("float", 0.0, 1.0), "fusion": ("choice", 0, 0), "edge_type_weights": ("edges", 0, 0),
+    "dedupe_near_duplicates": ("bool", 0, 0),
+}
+
+
+def _check_param(name: str, value: Any) -> None:
+    kind, low, high = TUNABLE[name]
+    field = f"params.{name}"
+    if kind == "choice":
+        if value not in ("rrf", "weighted"):
+            raise ValidationError("fusion must be 'rrf' or 'weighted'", field=field)
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise ValidationError(f"{name} must be a boolean", field=field)
+    elif kind == "edges":
+        if not isinstance(value, dict):
+            raise ValidationError("edge_type_weights must be an object of edge type -> weight", field=field)
+        for edge_type, weight in value.items():
+            if edge_type not in EDGE_TYPES:
+                raise ValidationError(f"unknown edge type {edge_type!r}", field=f"{field}.{edge_type}")
+            _check_number(weight, f"{field}.{edge_type}", "float", 0.0, 10.0)
+    else:
+        _check_number(value, field, kind, low, high)
+
+
+def _check_number(value: Any, field: str, kind: str, low: float, high: float) -> None:
+    ok_type = isinstance(value, int) if kind == "int" else isinstance(value, int | float)
+    if isinstance(value, bool) or not ok_type or value != value:
+        raise ValidationError(f"{field.split('.')[-1]} must be {'an integer' if kind == 'int' else 'a number'}",
+                              field=field)
+    if not low <= value <= high:
+        raise ValidationError(f"{field.split('.')[-1]} must be between {low} and {high}", field=field)
 
 
 def _string_list(value: Any, name: str, limits: Limits) -> list[str]:
@@ -98,6 +134,9 @@ def build_search_config(settings: Settings, recipe: str | None, stages: Any,
     """Recipe (named config) + per-request stage switches + tunable parameter overrides."""
     if recipe is not None and not isinstance(recipe, str):
         raise ValidationError("recipe must be a string", field="recipe")
+    if recipe is not None and recipe not in settings.recipes:
+        raise ValidationError(f"unknown recipe {recipe!r}; known: {', '.join(sorted(settings.recipes))}",
+                              field="recipe")
     cfg = settings.recipe(recipe)
     overrides: dict[str, Any] = {}
     if stages is not None:
@@ -116,11 +155,7 @@ def build_search_config(settings: Settings, recipe: str | None, stages: Any,
         for name, value in params.items():
             if name not in TUNABLE:
                 raise ValidationError(f"unknown parameter {name!r}", field=f"params.{name}")
-            if name == "fusion" and value not in ("rrf", "weighted"):
-                raise ValidationError("fusion must be 'rrf' or 'weighted'", field="params.fusion")
-            if name not in ("fusion", "edge_type_weights", "dedupe_near_duplicates") and (
-                    isinstance(value, bool) or not isinstance(value, int | float) or value < 0):
-                raise ValidationError(f"{name} must be a non-negative number", field=f"params.{name}")
+            _check_param(name, value)
         overrides.update(params)
     return cfg.with_overrides(overrides) if overrides else cfg
 

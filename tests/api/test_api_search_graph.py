@@ -152,7 +152,7 @@ def test_relations_with_evidence(seeded):
      "evidence_rejected", "evidence.quote"),
     ({"from_id": "db-1", "to_id": "deploy-1"}, 422, "evidence_rejected", "evidence"),
     ({"from_id": "db-1", "to_id": "nope", "evidence": EVIDENCE}, 404, "not_found", "to_id"),
-    ({"from_id": "db-1", "to_id": "db-1", "evidence": EVIDENCE}, 409, "conflict", "to_id"),
+    ({"from_id": "db-1", "to_id": "db-1", "evidence": EVIDENCE}, 422, "validation_error", "to_id"),
     ({"from_id": "db-1", "to_id": "deploy-1", "evidence": EVIDENCE, "weight": 2}, 422, "validation_error",
      "weight"),
     ({"from_id": "db-1", "to_id": "deploy-1", "evidence": EVIDENCE, "label": ""}, 422, "validation_error",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphmem.errors import StoreConfigError, ValidationError
+from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, TermStats
 from graphmem.stores.sqlite.vectors import VectorCache
 
@@ -92,14 +92,22 @@ class SQLiteStore:
         class _Txn:
             def __enter__(self_inner):
                 store._write_lock.acquire()
-                store.db.execute("BEGIN IMMEDIATE")
+                try:
+                    store.db.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as err:     # locked by another process, disk errors
+                    store._write_lock.release()
+                    raise StoreUnavailable(f"embedded store unavailable: {err}") from err
                 return store.db
 
             def __exit__(self_inner, exc_type, exc, tb):
                 try:
                     store.db.execute("ROLLBACK" if exc_type else "COMMIT")
+                except sqlite3.OperationalError as err:
+                    raise StoreUnavailable(f"embedded store unavailable: {err}") from err
                 finally:
                     store._write_lock.release()
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise StoreUnavailable(f"embedded store unavailable: {exc}") from exc
                 return False
 
         return _Txn()

@@ -1,0 +1,35 @@
+"""Search request parameters are validated before they reach the pipeline."""
+
+import pytest
+
+from graphmem.config import load_settings
+from graphmem.errors import ValidationError
+from graphmem.retrieval.request import build_search_config
+
+SETTINGS = load_settings(use_env=False)
+
+
+@pytest.mark.parametrize("recipe, stages, params, field", [
+    ("nope", None, None, "recipe"),
+    (None, {"expansion": "yes"}, None, "stages.expansion"),
+    (None, {"rerank": True}, None, "stages.rerank"),
+    (None, None, {"expansion_seeds": 2.5}, "params.expansion_seeds"),
+    (None, None, {"recall_candidates": 10**9}, "params.recall_candidates"),
+    (None, None, {"edge_type_weights": "x"}, "params.edge_type_weights"),
+    (None, None, {"edge_type_weights": {"KNOWS": 1.0}}, "params.edge_type_weights.KNOWS"),
+    (None, None, {"recency_half_life_days": 0}, "params.recency_half_life_days"),
+    (None, None, {"dedupe_near_duplicates": "no"}, "params.dedupe_near_duplicates"),
+    (None, None, {"fusion": "max"}, "params.fusion"),
+    (None, None, {"health_floor": float("nan")}, "params.health_floor"),
+])
+def test_bad_search_parameters_name_the_field(recipe, stages, params, field):
+    with pytest.raises(ValidationError) as err:
+        build_search_config(SETTINGS, recipe, stages, params)
+    assert err.value.field == field
+
+
+def test_recipe_plus_overrides():
+    cfg = build_search_config(SETTINGS, "hybrid", {"expansion": True}, {"expansion_seeds": 3,
+                                                                        "edge_type_weights": {"OVERLAPS": 0}})
+    assert cfg.stage("expansion") and not cfg.stage("health") and cfg.expansion_seeds == 3
+    assert cfg.edge_type_weights["OVERLAPS"] == 0 and cfg.edge_type_weights["SHARES_TAG"] > 0
