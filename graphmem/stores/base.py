@@ -101,3 +101,14 @@ class MemoryStore(Protocol):
 
     def stats(self, namespace: str | None) -> dict:
         """Counts: memories, edges per type, degree stats per type, health histogram."""
+
+
+def iter_pages(store: MemoryStore, namespace: str, batch_size: int) -> Iterator[list[Memory]]:
+    """Every memory of a namespace (expired included), a keyset-paged batch at a time."""
+    after = None
+    while True:
+        batch = store.list_memories(namespace, MemoryFilter(include_expired=True), batch_size, after)
+        if not batch:
+            return
+        yield batch
+        after = (batch[-1].created_at, batch[-1].id)

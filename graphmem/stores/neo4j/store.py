@@ -29,6 +29,7 @@ from neo4j.exceptions import (
 
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, TermStats
+from graphmem.stores.base import iter_pages
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.records import (
     edge_param,
@@ -230,13 +231,7 @@ class Neo4jStore:
         return [to_memory(r["memory"]) for r in rows]
 
     def iter_memories(self, namespace: str, batch_size: int = 500) -> Iterator[list[Memory]]:
-        after = None
-        while True:
-            batch = self.list_memories(namespace, MemoryFilter(include_expired=True), batch_size, after)
-            if not batch:
-                return
-            yield batch
-            after = (batch[-1].created_at, batch[-1].id)
+        return iter_pages(self, namespace, batch_size)
 
     def namespaces(self) -> list[str]:
         return [r["namespace"] for r in self._read("namespaces")]

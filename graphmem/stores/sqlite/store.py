@@ -17,6 +17,7 @@ import numpy as np
 
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, TermStats
+from graphmem.stores.base import iter_pages
 from graphmem.stores.sqlite.vectors import VectorCache
 
 SCHEMA = Path(__file__).with_name("schema.sql").read_text()
@@ -256,13 +257,7 @@ class SQLiteStore:
         return [self._row_to_memory(r) for r in rows]
 
     def iter_memories(self, namespace: str, batch_size: int = 500) -> Iterator[list[Memory]]:
-        after = None
-        while True:
-            batch = self.list_memories(namespace, MemoryFilter(include_expired=True), batch_size, after)
-            if not batch:
-                return
-            yield batch
-            after = (batch[-1].created_at, batch[-1].id)
+        return iter_pages(self, namespace, batch_size)
 
     def namespaces(self) -> list[str]:
         return [r[0] for r in self.db.execute(
