@@ -31,6 +31,8 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE INDEX IF NOT EXISTS memories_hash ON memories (namespace, content_hash);
 CREATE INDEX IF NOT EXISTS memories_category ON memories (namespace, category, created_at, id);
 CREATE INDEX IF NOT EXISTS memories_created ON memories (namespace, created_at, id);
+-- Lets search ask "does anything here expire?" without scanning the namespace.
+CREATE INDEX IF NOT EXISTS memories_expiring ON memories (namespace, expires_at) WHERE expires_at IS NOT NULL;
 
 CREATE TABLE IF NOT EXISTS memory_tags (
     namespace TEXT NOT NULL,
