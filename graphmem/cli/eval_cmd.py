@@ -6,6 +6,8 @@ tests and ``bench/tune_eval.py`` run exactly what this command runs.
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 
 import click
@@ -60,8 +62,10 @@ def eval_(cli: CliContext, memories, queries, scope, config_path, recipes, k, de
     except (GraphmemError, ModelNotPreparedError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     report = build_report(run)
+    report["command"] = "graphmem " + shlex.join(sys.argv[1:])     # how to reproduce this report
     output.mkdir(parents=True, exist_ok=True)
     write_json(report, output / "report.json")
-    print_tables(report, Console())
+    console = Console()
+    print_tables(report, Console(width=max(console.width, 150)))   # 13 columns: never squeeze them
     written = plot_all(report, output) if plots else []
     click.echo(f"wrote {output / 'report.json'}" + "".join(f", {p.name}" for p in written))

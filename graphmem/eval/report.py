@@ -91,7 +91,8 @@ def build_report(run: EvalRun) -> dict[str, Any]:
             for q, row in zip(queries, per_query, strict=True):
                 groups.setdefault(json.dumps(q.fields.get(fld)).strip('"'), []).append(row)
             by[fld] = {value: _split_curve(_aggregate(rows))[0] for value, rows in sorted(groups.items())}
-        counts = {key: round(M.mean([r.counts[key] for r in qruns]), 3) for key in (qruns[0].counts if qruns else {})}
+        keys = qruns[0].counts if qruns else {}
+        counts = {key: round(M.mean([r.counts[key] for r in qruns]), 3) for key in keys}
         configs[name] = {"overall": overall, "recall_curve": curve, "by": by,
                          "candidates_mean": counts, "latency_ms": _latency(qruns)}
     report = {
@@ -109,6 +110,7 @@ def build_report(run: EvalRun) -> dict[str, Any]:
                       for ns, s in run.store_stats.items()},
         },
         "settings": {"k": k, "depth": depth, "store": opts.store,
+                     "query_embeddings": "cache" if opts.cache_queries else "model",
                      "config_file": str(opts.config) if opts.config else None,
                      "by": list(opts.by),
                      "recipes": {n: c.to_dict() for n, c in run.configs.items()}},
@@ -133,10 +135,12 @@ def lifts(configs: dict[str, Any], k: int) -> dict[str, Any]:
         for metric in (f"recall@{k}", f"ndcg@{k}"):
             lift = M.relative_lift(cfg["overall"][metric], base["overall"][metric])
             entry[metric] = None if lift is None else round(lift, 4)
-        entry["by"] = {fld: {value: (None if (x := M.relative_lift(row[f"recall@{k}"],
-                                                                      base["by"][fld][value][f"recall@{k}"])) is None
-                                     else round(x, 4))
-                             for value, row in groups.items()} for fld, groups in cfg["by"].items()}
+        entry["by"] = {}
+        for fld, groups in cfg["by"].items():
+            entry["by"][fld] = {}
+            for value, row in groups.items():
+                lift = M.relative_lift(row[f"recall@{k}"], base["by"][fld][value][f"recall@{k}"])
+                entry["by"][fld][value] = None if lift is None else round(lift, 4)
         out[name] = entry
     return out
 
@@ -165,7 +169,7 @@ def print_tables(report: dict[str, Any], console: Console | None = None) -> None
     for name, cfg in report["configs"].items():
         o, lat = cfg["overall"], cfg["latency_ms"]["end_to_end"]
         cells = [name]
-        for label, key in cols[1:-2]:
+        for _label, key in cols[1:-2]:
             value = o[key]
             cells.append(f"{value:.0f}" if key in ("context_chars", *COUNT_METRICS)
                          else f"{100 * value:.1f}" if key == "low_health_share"

@@ -15,6 +15,7 @@ breaks on ids. Only the latency figures vary between runs.
 
 from __future__ import annotations
 
+import copy
 import shutil
 import tempfile
 import time
@@ -28,7 +29,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from graphmem.config import SearchConfig, Settings, StoreSettings, load_settings
+from graphmem.config import SearchConfig, Settings, StoreSettings, load_settings, settings_from_dict
 from graphmem.eval.dataset import EvalDataset, EvalQuery, load_dataset
 
 BUILTIN_RECIPES = ("lexical", "vector", "hybrid", "hybrid_expansion", "default")
@@ -64,6 +65,8 @@ class EvalOptions:
     by: list[str] = field(default_factory=list)
     progress: bool = True
     store_settings: StoreSettings | None = None           # connection details for --store neo4j
+    ingest_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)   # e.g. {"edges": {...}}
+    cache_queries: bool = False       # True (tuning): queries from the cache too; latency then omits the model
 
 
 @dataclass
@@ -150,9 +153,11 @@ def ingest(engine, dataset: EvalDataset, progress: bool = False) -> IngestSummar
     return summary
 
 
-def run_query(engine, query: EvalQuery, recipe: str, depth: int) -> QueryRun:
+def run_query(engine, query: EvalQuery, recipe: str, depth: int,
+              params: dict[str, Any] | None = None) -> QueryRun:
+    """One search through the facade; ``params`` are per-request overrides (as the API takes)."""
     t0 = time.perf_counter()
-    outcome = engine.search_outcome(query.text, query.namespace, k=depth, recipe=recipe)
+    outcome = engine.search_outcome(query.text, query.namespace, k=depth, recipe=recipe, params=params)
     wall = (time.perf_counter() - t0) * 1000
     rows = {row["stage"]: row for row in outcome.trace["stages"]}
     results = [{"id": c.memory.id, "merged": list(c.merged_duplicates), "health": c.memory.health,
@@ -165,6 +170,17 @@ def run_query(engine, query: EvalQuery, recipe: str, depth: int) -> QueryRun:
     }
     return QueryRun(query.id, results, {s: rows[s]["ms"] for s in STAGE_NAMES if s in rows},
                     outcome.trace["total_ms"], wall, counts)
+
+
+def run_config(engine, dataset: EvalDataset, recipe: str, depth: int, params: dict[str, Any] | None = None,
+               bar: tqdm | None = None) -> list[QueryRun]:
+    """Every query of the dataset under one configuration, in file order."""
+    runs = []
+    for query in dataset.queries:
+        runs.append(run_query(engine, query, recipe, depth, params))
+        if bar is not None:
+            bar.update(1)
+    return runs
 
 
 def stored_relevance(query: EvalQuery, stored: dict[str, str]) -> dict[str, float]:
@@ -189,6 +205,23 @@ class EvalRun:
     store_stats: dict[str, Any]
 
 
+class QueryThroughModel:
+    """Documents through the embedding cache (a repeat run does not re-embed the corpus), queries
+    through the model itself, so search latency includes query embedding as it does in service.
+    The cache returns the model's vectors bit for bit, so the numbers do not depend on this."""
+
+    def __init__(self, cached) -> None:
+        self.cached = cached
+        self.model_id = cached.model_id
+        self.dim = cached.dim
+
+    def embed_documents(self, texts):
+        return self.cached.embed_documents(texts)
+
+    def embed_query(self, text: str):
+        return self.cached.inner.embed_query(text)
+
+
 def open_engine(settings: Settings, options: EvalOptions, data_dir: Path, configs: dict[str, SearchConfig]):
     """The facade over a store at ``data_dir`` whose recipe table is exactly ``configs``, with
     a persistent embedding cache (repeat runs skip the model) and the ticking clock."""
@@ -204,16 +237,36 @@ def open_engine(settings: Settings, options: EvalOptions, data_dir: Path, config
     if not run_settings.model.dir and run_settings.model.name == DEFAULT_MODEL:
         ensure_model()
     embedder = load_embedder(run_settings.model.name, run_settings.model.dir or None, cache_path=cache)
+    if not options.cache_queries:
+        embedder = QueryThroughModel(embedder)
     return Graphmem(run_settings, open_store(run_settings.store), embedder, clock=TickClock())
 
 
-def evaluate(options: EvalOptions, on_engine: Callable[[Any], None] | None = None) -> EvalRun:
+def apply_ingest_overrides(settings: Settings, overrides: dict[str, dict[str, Any]]) -> Settings:
+    """Settings with ingest-time sections (edges, health, sources, ingest) changed key by key;
+    these shape the store, so changing them means a fresh ingest."""
+    allowed = {"edges", "health", "sources", "ingest"}
+    bad = set(overrides) - allowed
+    if bad:
+        raise ValueError(f"ingest overrides may touch {sorted(allowed)} only, not {sorted(bad)}")
+    if not overrides:
+        return settings
+    data = copy.deepcopy(settings.raw)
+    for section, values in overrides.items():
+        data[section].update(values)
+    return replace(settings_from_dict(data), recipes=settings.recipes)
+
+
+def evaluate(options: EvalOptions,
+             on_engine: Callable[[Any, EvalDataset, dict[str, dict[str, float]]], None] | None = None) -> EvalRun:
     """Ingest into a fresh store, run each configuration over every query, return raw runs.
 
-    ``on_engine`` (used by ``bench/tune_eval.py``) is called with the live engine after the
-    runs, so more configurations can be tried on the same store before it is closed."""
-    settings, configs = load_configurations(options.config)
-    configs = select(configs, options.recipes)
+    ``on_engine(engine, dataset, relevance)`` (used by ``bench/tune_eval.py``) is called with
+    the live engine after the runs, so more configurations can be tried on the same store
+    before it is closed."""
+    settings, known = load_configurations(options.config)
+    settings = apply_ingest_overrides(settings, options.ingest_overrides)
+    configs = select(known, options.recipes)
     temp = options.data_dir is None
     data_dir = Path(tempfile.mkdtemp(prefix="graphmem-eval-")) if temp else Path(options.data_dir)
     # A shared server store gets run-unique namespaces so a run never sees another's data.
@@ -221,23 +274,18 @@ def evaluate(options: EvalOptions, on_engine: Callable[[Any], None] | None = Non
     dataset = load_dataset(options.memories, options.queries, settings.limits, options.scope,
                            prefix=prefix, limit_queries=options.limit_queries,
                            only_namespaces=options.only_namespaces)
-    engine = open_engine(settings, options, data_dir, configs)
+    engine = open_engine(settings, options, data_dir, known)
     try:
         summary = ingest(engine, dataset, options.progress)
         relevance = {q.id: stored_relevance(q, summary.stored) for q in dataset.queries}
         depth = max(options.k, options.depth)
-        runs: dict[str, list[QueryRun]] = {}
         total = len(configs) * len(dataset.queries)
         bar = tqdm(total=total, unit="q", desc="search", disable=not options.progress, leave=False)
-        for name in configs:
-            runs[name] = []
-            for query in dataset.queries:
-                runs[name].append(run_query(engine, query, name, depth))
-                bar.update(1)
+        runs = {name: run_config(engine, dataset, name, depth, bar=bar) for name in configs}
         bar.close()
         stats = {ns: engine.stats(ns) for ns in dataset.namespaces()}
         if on_engine is not None:
-            on_engine(engine)
+            on_engine(engine, dataset, relevance)
         if prefix:
             for ns, memory_id in summary.created_ids:
                 engine.delete(ns, memory_id)

@@ -1,0 +1,191 @@
+"""Reproducible tuning grid for the `[search]` and `[edges]` defaults.
+
+For each dataset and each edge variant (edges shape the store, so each variant is a fresh
+ingest; the embedding cache makes re-ingest cost only linking), every search variant runs
+on the same store through ``Graphmem.search_outcome(params=...)`` and one row is printed:
+overall recall@5/@10, nDCG@10, MRR, the hard subset's recall@10 (LoCoMo multi-hop =
+category 1; fixture = needs_related) and the low-health-above-relevant count.
+
+Every variant spells out the knobs it tests, so a row does not silently change when
+``graphmem/defaults.toml`` changes; ``shipped`` = the values before tuning, ``tuned`` = the
+values now in defaults.toml.
+
+    PYTHONPATH=. python bench/tune_eval.py --dataset both --grid quick
+    PYTHONPATH=. python bench/tune_eval.py --dataset locomo --only conv-26 --grid full
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from graphmem.eval import metrics as M  # noqa: E402
+from graphmem.eval.dataset import locomo_dir  # noqa: E402
+from graphmem.eval.report import query_metrics  # noqa: E402
+from graphmem.eval.runner import EvalOptions, evaluate, run_config  # noqa: E402
+
+FIXTURE = ROOT / "tests" / "fixtures" / "agent_memory"
+
+# The search knobs under test, before (shipped) and after (tuned) this tuning round.
+SHIPPED = {"fusion": "rrf", "rrf_k": 60, "vector_weight": 0.5, "lexical_weight": 0.5, "router_boost": 0.1,
+           "expansion_seeds": 5, "expansion_per_seed": 4, "expansion_max_added": 10,
+           "expansion_min_edge_weight": 0.3, "expansion_decay": 0.8, "expansion_similarity_mix": 0.5,
+           "expansion_merge_bonus": 0.0}
+TUNED = {**SHIPPED, "fusion": "weighted", "router_boost": 0.25, "expansion_seeds": 10, "expansion_per_seed": 30,
+         "expansion_decay": 1.0, "expansion_merge_bonus": 0.75}
+# [edges] was left as shipped: the one change that helped the fixture (tag_full_strength 1.0) cost
+# LoCoMo recall (see EDGE_GRIDS["quick"]).
+EDGES_SHIPPED = {"tag_full_strength": 1.5, "category_similarity_mix": 0.5, "max_degree_shares_tag": 12,
+                 "max_degree_same_category": 8, "max_degree_overlaps": 8}
+EDGES_TUNED = dict(EDGES_SHIPPED)
+
+
+def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """(label, recipe, params). ``quick``: the ablation ladder at shipped and tuned values
+    plus one-knob-at-a-time moves away from the tuned point; ``full``: a small factorial."""
+    rows: list[tuple[str, str, dict[str, Any]]] = [
+        ("hybrid shipped", "hybrid", SHIPPED), ("default shipped", "default", SHIPPED),
+        ("hybrid tuned", "hybrid", TUNED), ("hybrid_expansion tuned", "hybrid_expansion", TUNED),
+        ("default tuned", "default", TUNED)]
+    moves: list[tuple[str, dict[str, Any]]] = [
+        ("fusion=rrf", {"fusion": "rrf"}), ("fusion=rrf rrf_k=10", {"fusion": "rrf", "rrf_k": 10}),
+        ("vector_weight=.4 lexical=.6", {"vector_weight": 0.4, "lexical_weight": 0.6}),
+        ("vector_weight=.6 lexical=.4", {"vector_weight": 0.6, "lexical_weight": 0.4}),
+        ("router_boost=.1", {"router_boost": 0.1}), ("router_boost=.5", {"router_boost": 0.5}),
+        ("merge_bonus=0", {"expansion_merge_bonus": 0.0}), ("merge_bonus=.5", {"expansion_merge_bonus": 0.5}),
+        ("merge_bonus=1", {"expansion_merge_bonus": 1.0}),
+        ("seeds=5", {"expansion_seeds": 5}), ("seeds=20", {"expansion_seeds": 20}),
+        ("per_seed=4", {"expansion_per_seed": 4}), ("per_seed=12", {"expansion_per_seed": 12}),
+        ("decay=.8", {"expansion_decay": 0.8}), ("similarity_mix=1", {"expansion_similarity_mix": 1.0}),
+        ("similarity_mix=0", {"expansion_similarity_mix": 0.0}),
+        ("min_edge_weight=0", {"expansion_min_edge_weight": 0.0}),
+        ("max_added=20", {"expansion_max_added": 20}),
+        ("recall_candidates=100", {"recall_candidates": 100}),
+        ("no OVERLAPS", {"edge_type_weights": {"OVERLAPS": 0.0}}),
+        ("no SAME_CATEGORY", {"edge_type_weights": {"SAME_CATEGORY": 0.0}}),
+        ("no SHARES_TAG", {"edge_type_weights": {"SHARES_TAG": 0.0}}),
+    ]
+    if name == "quick":
+        rows += [(f"default tuned, {label}", "default", {**TUNED, **move}) for label, move in moves]
+    elif name == "full":
+        for seeds, bonus, decay, mix in itertools.product((5, 10), (0.5, 0.75, 1.0), (0.8, 1.0), (0.5, 0.75)):
+            params = {**TUNED, "expansion_seeds": seeds, "expansion_merge_bonus": bonus,
+                      "expansion_decay": decay, "expansion_similarity_mix": mix}
+            rows.append((f"seeds={seeds} bonus={bonus} decay={decay} mix={mix}", "default", params))
+    elif name == "weights":
+        for vw, bonus, seeds in itertools.product((0.35, 0.4, 0.5), (0.5, 0.75, 1.0), (5, 10)):
+            params = {**TUNED, "vector_weight": vw, "lexical_weight": round(1 - vw, 2),
+                      "expansion_merge_bonus": bonus, "expansion_seeds": seeds}
+            rows.append((f"vector_weight={vw} bonus={bonus} seeds={seeds}", "default", params))
+        rows += [(f"hybrid vector_weight={vw}", "hybrid",
+                  {**TUNED, "vector_weight": vw, "lexical_weight": round(1 - vw, 2)}) for vw in (0.35, 0.4)]
+    elif name == "router":
+        for boost, bonus, decay in itertools.product((0.1, 0.25, 0.5), (0.5, 0.75, 1.0), (0.8, 1.0)):
+            params = {**TUNED, "router_boost": boost, "expansion_merge_bonus": bonus, "expansion_decay": decay,
+                      "expansion_seeds": 10}
+            rows.append((f"router_boost={boost} bonus={bonus} decay={decay} seeds=10", "default", params))
+        rows += [(f"hybrid router_boost={b}", "hybrid", {**TUNED, "router_boost": b}) for b in (0.25, 0.5)]
+    elif name != "ladder":
+        raise SystemExit(f"unknown grid {name!r}")
+    return rows
+
+
+EDGE_GRIDS = {
+    "tuned": [("tuned", EDGES_TUNED)],
+    "tags": [("tuned", EDGES_TUNED), ("tag_full_strength=1", {**EDGES_TUNED, "tag_full_strength": 1.0})],
+    "overlaps": [("tuned", EDGES_TUNED),
+                 ("min_shared_terms=2", {**EDGES_TUNED, "min_shared_terms": 2}),
+                 ("min_shared_terms=2 overlap_full_terms=4", {**EDGES_TUNED, "min_shared_terms": 2,
+                                                              "overlap_full_terms": 4}),
+                 ("max_degree_overlaps=16", {**EDGES_TUNED, "max_degree_overlaps": 16}),
+                 ("overlap_full_terms=4 max_degree_overlaps=16", {**EDGES_TUNED, "overlap_full_terms": 4,
+                                                                  "max_degree_overlaps": 16})],
+    "quick": [("tuned", EDGES_TUNED),
+              ("tag_full_strength=1", {**EDGES_TUNED, "tag_full_strength": 1.0}),
+              ("tag_full_strength=.75", {**EDGES_TUNED, "tag_full_strength": 0.75}),
+              ("category_similarity_mix=1", {**EDGES_TUNED, "category_similarity_mix": 1.0}),
+              ("degree caps x2", {**EDGES_TUNED, "max_degree_shares_tag": 24, "max_degree_same_category": 16,
+                                  "max_degree_overlaps": 16})],
+}
+
+
+def datasets(which: str, only: list[str] | None) -> list[dict[str, Any]]:
+    out = []
+    if which in ("fixture", "both"):
+        out.append({"name": "fixture", "memories": FIXTURE / "memories.jsonl",
+                    "queries": FIXTURE / "queries.jsonl", "scope": None, "only": None,
+                    "hard": ("needs_related", True)})
+    if which in ("locomo", "both"):
+        base = locomo_dir()
+        if not (base / "memories.jsonl").exists():
+            raise SystemExit(f"locomo-dev not found at {base} (set GRAPHMEM_LOCOMO_DIR)")
+        out.append({"name": "locomo" + (f"[{','.join(only)}]" if only else ""),
+                    "memories": base / "memories.jsonl", "queries": base / "queries_no_adv.jsonl",
+                    "scope": "conversation", "only": only, "hard": ("category", 1)})
+    return out
+
+
+def score(runs, dataset, relevance, hard: tuple[str, Any], k: int = 10) -> dict[str, float]:
+    per = [query_metrics(r, relevance[r.query_id], k, k) for r in runs]
+    hard_rows = [m for q, m in zip(dataset.queries, per, strict=True) if q.fields.get(hard[0]) == hard[1]]
+    return {"recall@5": M.mean([m["recall@5"] for m in per]), "recall@10": M.mean([m["recall@10"] for m in per]),
+            "ndcg@10": M.mean([m["ndcg@10"] for m in per]), "mrr": M.mean([m["mrr"] for m in per]),
+            "hard_recall@10": M.mean([m["recall@10"] for m in hard_rows]),
+            "low_health_above_relevant_top3": sum(m["low_health_above_relevant_top3"] for m in per)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
+    ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router"], default="quick")
+    ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
+    ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")
+    ap.add_argument("--limit-queries", type=int)
+    ap.add_argument("--output", type=Path, help="Also write the rows as JSON here")
+    args = ap.parse_args()
+
+    rows: list[dict[str, Any]] = []
+    grid = search_grid(args.grid)
+    for ds in datasets(args.dataset, args.only):
+        for edge_label, edges in EDGE_GRIDS[args.edges]:
+            def on_engine(engine, dataset, relevance, ds=ds, edge_label=edge_label) -> None:
+                for label, recipe, params in grid:
+                    t0 = time.perf_counter()
+                    runs = run_config(engine, dataset, recipe, 10, params)
+                    scores = score(runs, dataset, relevance, ds["hard"])
+                    rows.append({"dataset": ds["name"], "edges": edge_label, "search": label,
+                                 **{k: round(v, 4) for k, v in scores.items()},
+                                 "seconds": round(time.perf_counter() - t0, 1)})
+                    print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+
+            options = EvalOptions(memories=ds["memories"], queries=ds["queries"], scope=ds["scope"],
+                                  recipes=["hybrid"], only_namespaces=ds["only"], limit_queries=args.limit_queries,
+                                  ingest_overrides={"edges": edges}, progress=False,
+                                  cache_queries=True)
+            evaluate(options, on_engine=on_engine)
+
+    table = Table(title=f"tune_eval grid={args.grid} edges={args.edges}")
+    for col in ("dataset", "edges", "search", "R@5", "R@10", "nDCG@10", "MRR", "hard R@10", "LH>rel@3"):
+        table.add_column(col, justify="left" if col in ("dataset", "edges", "search") else "right")
+    for r in rows:
+        table.add_row(r["dataset"], r["edges"], r["search"], *(f"{r[k]:.3f}" for k in
+                      ("recall@5", "recall@10", "ndcg@10", "mrr", "hard_recall@10")),
+                      f"{r['low_health_above_relevant_top3']:.0f}")
+    Console(width=200).print(table)
+    if args.output:
+        args.output.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
