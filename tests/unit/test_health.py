@@ -59,3 +59,8 @@ def test_source_weight_is_modest_and_ranked():
     assert source_weight("unknown", SOURCES) == 0.9
     assert source_weight("never-heard-of-it", SOURCES) == 0.9
     assert source_weight("identity.md", SOURCES) > source_weight("cron", SOURCES) > source_weight("test", SOURCES)
+
+
+def test_prose_that_starts_with_a_tool_name_is_not_a_command():
+    assert "transient_command" not in rules_of("Python projects in this repo use uv for dependency locking.")[1]
+    assert "transient_command" in rules_of("psql -h db.internal -U billing -c 'select 1'")[1]
