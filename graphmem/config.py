@@ -104,6 +104,7 @@ class EdgeSettings:
     candidates_per_category: int
     candidates_lexical: int
     lexical_query_terms: int
+    lexical_term_max_df: int
 
     def max_degree(self, edge_type: str) -> int:
         return {"SHARES_TAG": self.max_degree_shares_tag,

@@ -84,13 +84,13 @@ class Ingestor:
         return [found[i] for i in sorted(found)]
 
     def _rare_terms(self, mem: Memory) -> list[str]:
-        """The memory's rarest terms: short posting lists keep candidate lookup cheap as the
-        store grows, and rare shared terms are the ones that make an OVERLAPS edge meaningful."""
-        limit = self.settings.edges.lexical_query_terms
-        if len(mem.term_counts) <= limit:
-            return sorted(mem.term_counts)
+        """The memory's rarest terms, none held by more than ``lexical_term_max_df`` memories:
+        bounded posting lists keep the cost of an insert flat as the store grows, and rare
+        shared terms are the ones that make an OVERLAPS edge meaningful."""
+        cfg = self.settings.edges
         df = self.store.term_stats(mem.namespace, list(mem.term_counts)).df
-        return sorted(mem.term_counts, key=lambda t: (df.get(t, 0), t))[:limit]
+        usable = [t for t in mem.term_counts if df.get(t, 0) <= cfg.lexical_term_max_df]
+        return sorted(usable, key=lambda t: (df.get(t, 0), t))[: cfg.lexical_query_terms]
 
     def _link(self, mem: Memory) -> tuple[EdgePlan, str | None]:
         candidates = self._candidates(mem)
