@@ -82,7 +82,6 @@ class SourceRanks:
 @dataclass(frozen=True)
 class IngestSettings:
     near_duplicate_threshold: float
-    near_duplicate_candidates: int
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import sys
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from graphmem.cli.context import CliContext, pass_cli
@@ -59,13 +60,13 @@ def import_(cli: CliContext, path, namespace, namespace_field, batch_size) -> No
         summary = import_jsonl(cli.engine(), path, namespace, namespace_field, batch_size, progress=True)
     except GraphmemError as exc:
         _fail(exc)
-    table = Table(title=f"import {path}")
+    table = Table(title=escape(f"import {path}"))
     for col in ("created", "duplicate", "rejected"):
         table.add_column(col, justify="right")
     table.add_row(str(summary["created"]), str(summary["duplicate"]), str(summary["rejected"]))
     console.print(table)
     for line in summary["rejections"][:20]:
-        console.print(f"  line {line['line']}: {line['code']}: {line['message']} (field: {line['field']})")
+        console.print(escape(f"  line {line['line']}: {line['code']}: {line['message']} (field: {line['field']})"))
     if len(summary["rejections"]) > 20:
         console.print(f"  ... {len(summary['rejections']) - 20} more rejections")
 
@@ -104,7 +105,7 @@ def _why_text(why: dict) -> str:
         parts.append("direct: " + ", ".join(chans))
     for path in why.get("related", [])[:2]:
         detail = path["reason"].get("tags") or path["reason"].get("terms") or path["reason"].get("category")
-        parts.append(f"via {path['seed'][:12]} {path['edge']} w={path['weight']:.2f} {detail}")
+        parts.append(f"via {path['seed'][:24]} {path['edge']} w={path['weight']:.2f} {detail}")
     health = why.get("health", {})
     if health.get("penalties"):
         parts.append("health " + ", ".join(p["rule"] for p in health["penalties"]))
@@ -138,7 +139,7 @@ def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categor
     if as_json:
         _echo_json(out)
         return
-    table = Table(title=f"search: {query}", show_lines=explain)
+    table = Table(title=escape(f"search: {query}"), show_lines=explain)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
     table.add_column("kind")
@@ -148,9 +149,10 @@ def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categor
     for i, res in enumerate(out["results"], start=1):
         mem = res["memory"]
         row = [str(i), f"{res['score']:.4f}", res["kind"],
-               f"{mem['content'][:90]}\n[dim]{mem['id']} · {mem['source']} · health {mem['health']:.2f}[/dim]"]
+               f"{escape(mem['content'][:90])}\n[dim]{escape(mem['id'])} · {escape(mem['source'])} · "
+               f"health {mem['health']:.2f}[/dim]"]
         if explain:
-            row.append(_why_text(res["why"]))
+            row.append(escape(_why_text(res["why"])))
         table.add_row(*row)
     console.print(table)
     if trace:
@@ -173,12 +175,12 @@ def neighbors(cli: CliContext, memory_id, namespace, min_weight) -> None:
         out = cli.engine().neighbors(namespace, memory_id, min_weight=min_weight)
     except GraphmemError as exc:
         _fail(exc)
-    table = Table(title=f"neighbors of {memory_id}: {out['memory']['content'][:60]}")
+    table = Table(title=escape(f"neighbors of {memory_id}: {out['memory']['content'][:60]}"))
     for col in ("type", "weight", "reason", "neighbor"):
         table.add_column(col)
     for n in out["neighbors"]:
-        table.add_row(n["type"], f"{n['weight']:.3f}", json.dumps(n["reason"])[:60],
-                      f"{n['memory']['content'][:70]}\n[dim]{n['memory']['id']}[/dim]")
+        table.add_row(n["type"], f"{n['weight']:.3f}", escape(json.dumps(n["reason"])[:60]),
+                      f"{escape(n['memory']['content'][:70])}\n[dim]{escape(n['memory']['id'])}[/dim]")
     console.print(table)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from graphmem.errors import ValidationError
 def read_jsonl(path: str | Path) -> list[tuple[int, Any]]:
     """(line number, parsed object or the JSON error) for each non-empty line."""
     rows: list[tuple[int, Any]] = []
-    with open(path, encoding="utf-8") as fh:
+    with (contextlib.nullcontext(sys.stdin) if str(path) == "-" else open(path, encoding="utf-8")) as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
@@ -43,7 +45,9 @@ def import_jsonl(engine, path: str | Path, namespace: str = "default", namespace
             continue
         ns = namespace
         if isinstance(item, dict):
-            from_metadata = (item.get("metadata") or {}).get(namespace_field) if namespace_field else None
+            metadata = item.get("metadata")
+            from_metadata = (metadata.get(namespace_field)
+                             if namespace_field and isinstance(metadata, dict) else None)
             ns = item.get("namespace") or from_metadata or namespace
             item = {**item, "namespace": ns}
         groups.setdefault(str(ns), []).append((number, item))

@@ -1,0 +1,40 @@
+"""The CLI end to end on a real embedded store: import (file and stdin), search with explain,
+neighbours, get, stats; content with rich-markup-like brackets prints safely."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from graphmem.cli import main
+
+FIXTURE = Path(__file__).parent / "fixtures" / "e2e_agent.jsonl"
+
+
+def run(runner, data_dir, *args, input=None):
+    result = runner.invoke(main, ["--data-dir", str(data_dir), *args], input=input, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_cli_tour(tmp_path, embedder):
+    runner = CliRunner()
+    out = run(runner, tmp_path, "import", str(FIXTURE))
+    assert "15" in out
+    weird = {"id": "weird", "content": "Config lives in [/etc/billing] and [bold]not bold[/bold] stays literal",
+             "tags": ["billing"], "category": "configuration"}
+    out = run(runner, tmp_path, "import", "-", "--namespace-field", "conversation",
+              input=json.dumps(weird) + "\n" + json.dumps({"content": "x", "metadata": [1]}) + "\n")
+    assert "1" in out
+    out = run(runner, tmp_path, "search", "How do I ship a new release of the billing service?",
+              "--explain", "--trace", "-k", "5")
+    assert "skill-deploy-billing" in out and "recall" in out
+    out = run(runner, tmp_path, "search", "where does billing config live", "--json")
+    assert "weird" in [r["id"] for r in json.loads(out)["results"]]
+    run(runner, tmp_path, "search", "billing config [/etc]", "--explain")
+    out = run(runner, tmp_path, "neighbors", "weird")
+    assert "SHARES_TAG" in out
+    assert json.loads(run(runner, tmp_path, "get", "hash-fix"))["health"] < 0.6
+    assert json.loads(run(runner, tmp_path, "stats"))["memories"] == 16
+    bad = runner.invoke(main, ["--data-dir", str(tmp_path), "get", "missing"])
+    assert bad.exit_code != 0 and "not_found" in bad.output
