@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 from rich.console import Console
@@ -204,5 +203,3 @@ def register(group: click.Group) -> None:
     for command in (add, import_, get, delete, search, neighbors, rescore, stats):
         group.add_command(command)
 
-
-__all__ = ["register", "sys"]

@@ -8,11 +8,12 @@ Fusion rules (``SearchConfig.fusion``):
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 import numpy as np
 
 from graphmem.config import SearchConfig
-from graphmem.model import Memory, TermStats
+from graphmem.model import Memory, TermStats, normalize_timestamp
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -94,10 +95,6 @@ def recency_multiplier(created_at: str, now_iso: str, cfg: SearchConfig) -> floa
     """1 + recency_weight * 0.5 ** (age / half-life); 1.0 when recency is off."""
     if cfg.recency_weight <= 0:
         return 1.0
-    from datetime import datetime
-
-    from graphmem.model import normalize_timestamp  # local: only when recency is on
-
     def parse(ts: str) -> datetime:
         return datetime.fromisoformat(normalize_timestamp(ts).replace("Z", "+00:00"))
 
