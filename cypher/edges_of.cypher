@@ -1,10 +1,12 @@
 // edges_of.cypher: every relation edge touching any of the given memories.
-// Parameters: $namespace (string), $ids (list<string>, distinct), $types (list<string>).
+// Parameters: $namespace (string), $ids (list<string>, distinct), $types (list<string>),
+//   $with_reasons (bool; false returns '{}' as every reason: degree accounting needs none).
 // Returns: rows {a, b, type, weight, reason} in stored direction, ordered a, b, type.
 UNWIND $ids AS id
 MATCH (m:Memory {namespace: $namespace, id: id})-[r]-(:Memory)
 USING INDEX m:Memory(namespace, id)
 WHERE type(r) IN $types
 WITH DISTINCT r
-RETURN startNode(r).id AS a, endNode(r).id AS b, type(r) AS type, r.weight AS weight, r.reason AS reason
+RETURN startNode(r).id AS a, endNode(r).id AS b, type(r) AS type, r.weight AS weight,
+       CASE WHEN $with_reasons THEN r.reason ELSE '{}' END AS reason
 ORDER BY a, b, type;

@@ -21,7 +21,7 @@ from graphmem.ingest.health import assess_health
 from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges
 from graphmem.ingest.source import source_weight
 from graphmem.ingest.validate import MemoryInput, validate_id, validate_memory, validate_patch
-from graphmem.model import Edge, Memory, utcnow_iso
+from graphmem.model import LINK_TYPES, Edge, Memory, utcnow_iso
 from graphmem.stores.base import MemoryStore
 from graphmem.text import content_hash, term_counts
 
@@ -106,7 +106,7 @@ class Ingestor:
         proposals = propose_edges(mem, candidates, tag_df, self.settings.edges)
         endpoints = sorted({e.other(mem.id) for edges in proposals.values() for e in edges})
         existing: dict[str, list[Edge]] = {}
-        for edge in self.store.edges_of(mem.namespace, endpoints):
+        for edge in self.store.edges_of(mem.namespace, endpoints, types=list(LINK_TYPES), with_reasons=False):
             if mem.id in (edge.a, edge.b):      # re-link: the memory's old edges are being replaced
                 continue
             existing.setdefault(edge.a, []).append(edge)
@@ -187,7 +187,7 @@ class Ingestor:
                 mem.near_duplicate_of = current.near_duplicate_of
                 self.store.save_memory(mem, [], [])
                 return mem
-            kept = [e for e in self.store.edges_of(namespace, [memory_id]) if e.type == "RELATED"]
+            kept = self.store.edges_of(namespace, [memory_id], types=["RELATED"])
             plan, near_dup = self._link(replace(mem))
             mem.near_duplicate_of = near_dup
             self.store.save_memory(mem, kept + plan.add, plan.remove, replace_edges=True)
@@ -217,7 +217,7 @@ class Ingestor:
                     raise NotFoundError(f"memory {key!r} not found", field=field_name)
             cap = self.settings.edges.max_degree("RELATED")
             for key, field_name in ((a, "from_id"), (b, "to_id")):
-                held = [e for e in self.store.edges_of(namespace, [key]) if e.type == "RELATED"]
+                held = self.store.edges_of(namespace, [key], types=["RELATED"], with_reasons=False)
                 if len(held) >= cap and not any({e.a, e.b} == {a, b} for e in held):
                     raise ConflictError(f"memory {key!r} already has {cap} explicit relations "
                                         "(edges.max_degree_related)", field=field_name)

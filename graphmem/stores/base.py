@@ -88,8 +88,11 @@ class MemoryStore(Protocol):
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats: ...
 
     # -- graph -------------------------------------------------------------------------
-    def edges_of(self, namespace: str, ids: list[str]) -> list[Edge]:
-        """Every edge touching any of ``ids``."""
+    def edges_of(self, namespace: str, ids: list[str], types: list[str] | None = None,
+                 with_reasons: bool = True) -> list[Edge]:
+        """Every edge touching any of ``ids`` (only of ``types`` when given). With
+        ``with_reasons=False`` each reason is ``{}``: degree accounting needs only keys and
+        weights, and skipping the reasons keeps an insert's cost down."""
 
     def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
                   edge_types: list[str]) -> list[Edge]:

@@ -389,6 +389,14 @@ def test_edges_of_and_edges_among(ctx):
     assert ctx.store.edges_among(ctx.ns, ["s", "a1", "b2", "missing"]) == key_sorted(
         [e for e in edges if {e.a, e.b} <= {"s", "a1", "b2"}])
     assert ctx.store.edges_of(ctx.ns, []) == [] and ctx.store.edges_among(ctx.ns, []) == []
+    # a type filter, and keys + weights without reasons (degree accounting)
+    picked = ["SAME_CATEGORY", "OVERLAPS"]
+    assert key_sorted(ctx.store.edges_of(ctx.ns, ["s", "a1"], types=picked)) == key_sorted(
+        [e for e in edges if {"s", "a1"} & {e.a, e.b} and e.type in picked])
+    bare = key_sorted(ctx.store.edges_of(ctx.ns, ["s"], with_reasons=False))
+    assert [(e.key, e.weight) for e in bare] == [
+        (e.key, e.weight) for e in key_sorted([e for e in edges if "s" in (e.a, e.b)])]
+    assert all(e.reason == {} for e in bare) and ctx.store.edges_of(ctx.ns, ["s"], types=[]) == []
     # upsert changes weight and reason; remove_edges deletes exactly the given key
     s = ctx.store.get_memories(ctx.ns, ["s"])["s"]
     ctx.store.save_memory(s, [link(ctx.ns, "s", "t9", "OVERLAPS", 0.45, terms=["new"])],

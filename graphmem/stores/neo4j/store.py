@@ -305,11 +305,13 @@ class Neo4jStore:
                          df={term: df for term, df in row["df"]})
 
     # -- graph ----------------------------------------------------------------------------
-    def edges_of(self, namespace: str, ids: list[str]) -> list[Edge]:
+    def edges_of(self, namespace: str, ids: list[str], types: list[str] | None = None,
+                 with_reasons: bool = True) -> list[Edge]:
         unique = list(dict.fromkeys(ids))
-        if not unique:
+        if not unique or types == []:
             return []
-        rows = self._read("edges_of", namespace=namespace, ids=unique, types=_TYPES)
+        rows = self._read("edges_of", namespace=namespace, ids=unique, types=list(types or _TYPES),
+                          with_reasons=with_reasons)
         return [to_edge(namespace, r) for r in rows]
 
     def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,

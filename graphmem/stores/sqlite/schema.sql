@@ -28,7 +28,10 @@ CREATE TABLE IF NOT EXISTS memories (
     evidence_json TEXT,
     UNIQUE (namespace, id)
 );
-CREATE INDEX IF NOT EXISTS memories_hash ON memories (namespace, content_hash);
+-- (namespace, content_hash) lookups are ordered by (created_at, id): the index covers the order,
+-- so a duplicate check never walks the namespace. Replaces the older two-column index.
+DROP INDEX IF EXISTS memories_hash;
+CREATE INDEX IF NOT EXISTS memories_hash_created ON memories (namespace, content_hash, created_at, id);
 CREATE INDEX IF NOT EXISTS memories_category ON memories (namespace, category, created_at, id);
 CREATE INDEX IF NOT EXISTS memories_created ON memories (namespace, created_at, id);
 -- Lets search ask "does anything here expire?" without scanning the namespace.
@@ -54,6 +57,16 @@ CREATE TABLE IF NOT EXISTS term_df (
     term TEXT NOT NULL,
     df INTEGER NOT NULL,
     PRIMARY KEY (namespace, term)
+) WITHOUT ROWID;
+
+-- How many memories carry each tag / sit in each category (kind 'tag' | 'category'), kept in
+-- step by every write so tag rarity and the router read one row instead of counting members.
+CREATE TABLE IF NOT EXISTS label_counts (
+    namespace TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    label TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (namespace, kind, label)
 ) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS namespace_stats (

@@ -117,7 +117,9 @@ class SQLiteStore:
         with self._write_lock:
             self.db.executescript(SCHEMA)
             rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
-            if not rows:
+            if "label_counts" not in rows:
+                self._backfill_label_counts()
+            if "model_id" not in rows:
                 self.db.execute("INSERT INTO meta VALUES ('model_id', ?), ('dimension', ?)", (model_id, str(dim)))
             elif int(rows["dimension"]) != dim:
                 raise StoreConfigError(
@@ -126,6 +128,16 @@ class SQLiteStore:
                     field="model")
         self.dim = dim
         self.vectors = VectorCache(dim)
+
+    def _backfill_label_counts(self) -> None:
+        """Stores written before ``label_counts`` existed: count once, then keep in step."""
+        with self._write() as db:
+            db.execute("DELETE FROM label_counts")
+            db.execute("INSERT INTO label_counts SELECT namespace, 'tag', tag, count(*) FROM memory_tags "
+                       "GROUP BY namespace, tag")
+            db.execute("INSERT INTO label_counts SELECT namespace, 'category', category, count(*) FROM memories "
+                       "WHERE category IS NOT NULL GROUP BY namespace, category")
+            db.execute("INSERT INTO meta VALUES ('label_counts', '1')")
 
     def close(self) -> None:
         for conn in self._connections:
@@ -137,29 +149,43 @@ class SQLiteStore:
         return self.db.execute("SELECT 1").fetchone()[0] == 1
 
     # -- writes ------------------------------------------------------------------------
-    def _adjust_terms(self, db, namespace: str, counts: dict[str, int], sign: int) -> None:
-        terms = list(counts)
+    def _adjust_counts(self, db, namespace: str, counts: dict[str, int], tags: list[str],
+                       category: str | None, sign: int) -> None:
+        """Keep term document frequencies, label counts and namespace totals in step with a
+        memory being added (+1) or removed (-1); touches only that memory's own rows."""
+        terms = [(namespace, t) for t in counts]
+        labels = [(namespace, "tag", t) for t in tags] + ([(namespace, "category", category)] if category else [])
         if sign > 0:
-            db.executemany("INSERT INTO term_df VALUES (?, ?, 1) ON CONFLICT DO UPDATE SET df = df + 1",
-                           [(namespace, t) for t in terms])
+            db.executemany("INSERT INTO term_df VALUES (?, ?, 1) ON CONFLICT DO UPDATE SET df = df + 1", terms)
+            db.executemany("INSERT INTO label_counts VALUES (?, ?, ?, 1) ON CONFLICT DO UPDATE SET n = n + 1",
+                           labels)
         else:
-            db.executemany("UPDATE term_df SET df = df - 1 WHERE namespace = ? AND term = ?",
-                           [(namespace, t) for t in terms])
-            db.execute("DELETE FROM term_df WHERE namespace = ? AND df <= 0", (namespace,))
+            db.executemany("UPDATE term_df SET df = df - 1 WHERE namespace = ? AND term = ?", terms)
+            db.executemany("DELETE FROM term_df WHERE namespace = ? AND term = ? AND df <= 0", terms)
+            db.executemany("UPDATE label_counts SET n = n - 1 WHERE namespace = ? AND kind = ? AND label = ?",
+                           labels)
+            db.executemany("DELETE FROM label_counts WHERE namespace = ? AND kind = ? AND label = ? AND n <= 0",
+                           labels)
         db.execute("INSERT INTO namespace_stats VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET "
                    "n_docs = n_docs + excluded.n_docs, total_length = total_length + excluded.total_length",
                    (namespace, sign, sign * sum(counts.values())))
 
     def _remove_row(self, db, namespace: str, memory_id: str) -> bool:
-        row = db.execute("SELECT rowid, term_counts_json FROM memories WHERE namespace = ? AND id = ?",
-                         (namespace, memory_id)).fetchone()
+        row = db.execute("SELECT rowid, term_counts_json, tags_json, category FROM memories "
+                         "WHERE namespace = ? AND id = ?", (namespace, memory_id)).fetchone()
         if row is None:
             return False
-        self._adjust_terms(db, namespace, json.loads(row[1]), -1)
+        self._adjust_counts(db, namespace, json.loads(row[1]), json.loads(row[2]), row[3], -1)
         db.execute("DELETE FROM memory_fts WHERE rowid = ?", (row[0],))
         db.execute("DELETE FROM memory_tags WHERE namespace = ? AND memory_id = ?", (namespace, memory_id))
         db.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
         return True
+
+    @staticmethod
+    def _delete_edges_of(db, namespace: str, memory_id: str) -> None:
+        """Two key lookups (primary key on a, edges_b on b); an OR here walks the namespace."""
+        db.execute("DELETE FROM edges WHERE namespace = ? AND a = ?", (namespace, memory_id))
+        db.execute("DELETE FROM edges WHERE namespace = ? AND b = ?", (namespace, memory_id))
 
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
                     replace_edges: bool = False) -> None:
@@ -169,8 +195,7 @@ class SQLiteStore:
         with self._write() as db:
             self._remove_row(db, mem.namespace, mem.id)
             if replace_edges:
-                db.execute("DELETE FROM edges WHERE namespace = ? AND (a = ? OR b = ?)",
-                           (mem.namespace, mem.id, mem.id))
+                self._delete_edges_of(db, mem.namespace, mem.id)
             cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 21)})", (
                 mem.namespace, mem.id, mem.content, mem.content_hash, json.dumps(mem.tags), mem.category,
                 mem.source, mem.reason, json.dumps(mem.metadata), mem.created_at, mem.updated_at,
@@ -183,7 +208,7 @@ class SQLiteStore:
             db.execute("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", (cur.lastrowid, terms_text))
             db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
                            [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
-            self._adjust_terms(db, mem.namespace, mem.term_counts, +1)
+            self._adjust_counts(db, mem.namespace, mem.term_counts, mem.tags, mem.category, +1)
             db.executemany("DELETE FROM edges WHERE namespace = ? AND a = ? AND b = ? AND type = ?",
                            [(e.namespace, e.a, e.b, e.type) for e in remove_edges])
             # A graph cannot hold an edge to a missing memory: such edges are skipped.
@@ -201,8 +226,7 @@ class SQLiteStore:
     def delete_memory(self, namespace: str, memory_id: str) -> bool:
         with self._write() as db:
             existed = self._remove_row(db, namespace, memory_id)
-            db.execute("DELETE FROM edges WHERE namespace = ? AND (a = ? OR b = ?)",
-                       (namespace, memory_id, memory_id))
+            self._delete_edges_of(db, namespace, memory_id)
         if self.vectors is not None:
             self.vectors.remove(namespace, memory_id)
         return existed
@@ -277,13 +301,19 @@ class SQLiteStore:
                                (namespace, category, exclude_id or "", limit))
         return [r[0] for r in rows]
 
+    def _label_counts(self, namespace: str, kind: str, labels: list[str]) -> dict[str, int]:
+        unique = list(dict.fromkeys(labels))
+        if not unique:
+            return {}
+        found = dict(self.db.execute(f"SELECT label, n FROM label_counts WHERE namespace = ? AND kind = ? AND "
+                                     f"label IN ({','.join('?' * len(unique))})", [namespace, kind, *unique]))
+        return {label: found.get(label, 0) for label in unique}
+
     def tag_counts(self, namespace: str, tags: list[str]) -> dict[str, int]:
-        return {t: self.db.execute("SELECT count(*) FROM memory_tags WHERE namespace = ? AND tag = ?",
-                                   (namespace, t)).fetchone()[0] for t in tags}
+        return self._label_counts(namespace, "tag", tags)
 
     def category_counts(self, namespace: str, categories: list[str]) -> dict[str, int]:
-        return {c: self.db.execute("SELECT count(*) FROM memories WHERE namespace = ? AND category = ?",
-                                   (namespace, c)).fetchone()[0] for c in categories}
+        return self._label_counts(namespace, "category", categories)
 
     # -- recall --------------------------------------------------------------------------
     def _load_vectors(self, namespace: str):
@@ -329,14 +359,23 @@ class SQLiteStore:
     def _edge(row: tuple) -> Edge:
         return Edge(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]))
 
-    def edges_of(self, namespace: str, ids: list[str]) -> list[Edge]:
-        if not ids:
+    def edges_of(self, namespace: str, ids: list[str], types: list[str] | None = None,
+                 with_reasons: bool = True) -> list[Edge]:
+        if not ids or types == []:
             return []
         marks = ",".join("?" * len(ids))
+        kinds = list(types or EDGE_TYPES)
+        type_marks = ",".join("?" * len(kinds))
+        reason = "reason_json" if with_reasons else "'{}'"
         # Two index lookups (primary key on a, edges_b on b) instead of an OR that scans.
-        rows = self.db.execute(f"SELECT * FROM edges WHERE namespace = ? AND a IN ({marks}) UNION "
-                               f"SELECT * FROM edges WHERE namespace = ? AND b IN ({marks})",
-                               [namespace, *ids, namespace, *ids]).fetchall()
+        rows = self.db.execute(
+            f"SELECT namespace, a, b, type, weight, {reason} FROM edges WHERE namespace = ? AND a IN ({marks}) "
+            f"AND type IN ({type_marks}) UNION "
+            f"SELECT namespace, a, b, type, weight, {reason} FROM edges WHERE namespace = ? AND b IN ({marks}) "
+            f"AND type IN ({type_marks})",
+            [namespace, *ids, *kinds, namespace, *ids, *kinds]).fetchall()
+        if not with_reasons:
+            return [Edge(r[0], r[1], r[2], r[3], r[4], {}) for r in rows]
         return [self._edge(r) for r in rows]
 
     def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,

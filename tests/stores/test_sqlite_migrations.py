@@ -1,0 +1,43 @@
+"""An embedded store written by an earlier graphmem opens with the current schema: maintained
+label counts are backfilled once, and the superseded hash index is replaced."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from graphmem.stores.sqlite import SQLiteStore
+from tests.stores.conftest import DIM, MODEL
+from tests.stores.test_store_contract import mem
+
+
+def test_old_store_gets_label_counts_and_new_hash_index(tmp_path):
+    store = SQLiteStore(tmp_path)
+    store.ensure_schema(MODEL, DIM)
+    for i, tags in enumerate([["x", "y"], ["x"], ["x", "z"], []]):
+        store.save_memory(mem("ns", f"m{i}", tags=tags, category="k" if i < 3 else None), [], [])
+    store.save_memory(mem("other", "o1", tags=["x"], category="k"), [], [])
+    expected = (store.tag_counts("ns", ["x", "y", "z", "w"]), store.category_counts("ns", ["k", "none"]))
+    assert expected == ({"x": 3, "y": 1, "z": 1, "w": 0}, {"k": 3, "none": 0})
+    store.close()
+
+    # Make it look like a store from before label_counts / memories_hash_created.
+    db = sqlite3.connect(tmp_path / "graphmem.sqlite")
+    db.executescript("DELETE FROM label_counts; DELETE FROM meta WHERE key = 'label_counts'; "
+                     "DROP INDEX memories_hash_created; "
+                     "CREATE INDEX memories_hash ON memories (namespace, content_hash);")
+    db.close()
+
+    reopened = SQLiteStore(tmp_path)
+    reopened.ensure_schema(MODEL, DIM)
+    counts = (reopened.tag_counts("ns", ["x", "y", "z", "w"]), reopened.category_counts("ns", ["k", "none"]))
+    assert counts == expected
+    assert reopened.tag_counts("other", ["x"]) == {"x": 1}
+    indexes = {r[0] for r in reopened.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "memories_hash_created" in indexes and "memories_hash" not in indexes
+    # Counts stay in step afterwards, and a second open does not count again.
+    reopened.delete_memory("ns", "m0")
+    reopened.close()
+    again = SQLiteStore(tmp_path)
+    again.ensure_schema(MODEL, DIM)
+    assert again.tag_counts("ns", ["x", "y"]) == {"x": 2, "y": 0}
+    assert again.db.execute("SELECT count(*) FROM meta WHERE key = 'label_counts'").fetchone()[0] == 1
