@@ -350,6 +350,19 @@ def test_lexical_candidates_best_first_and_odd_terms(ctx):
     assert ctx.store.lexical_candidates(ns, ["gamma", "gamma"], 10, None, NOW) == ["c"]
 
 
+def test_lexical_candidates_found_behind_better_matches_elsewhere(ctx):
+    """Stronger matches in another namespace and filtered-out ones do not hide the weak matches
+    that qualify (the SQLite store ranks a window of full-text matches first, then widens it)."""
+    other = ctx.new_ns()
+    save(ctx.store, *[mem(other, f"o{i:03d}", text="alpha alpha alpha alpha") for i in range(150)])
+    save(ctx.store, *[mem(ctx.ns, f"x{i:03d}", text="alpha alpha alpha beta", expires_at=ts(10))
+                      for i in range(80)])
+    save(ctx.store, mem(ctx.ns, "weak-1", text="alpha one two three four five six seven"),
+         mem(ctx.ns, "weak-2", text="alpha one two three four five six eight"))
+    assert sorted(ctx.store.lexical_candidates(ctx.ns, ["alpha"], 2, MemoryFilter(), NOW)) == ["weak-1", "weak-2"]
+    assert len(ctx.store.lexical_candidates(ctx.ns, ["alpha"], 100, MemoryFilter(include_expired=True), NOW)) == 82
+
+
 def test_term_stats_values(ctx):
     ns = ctx.ns
     save(ctx.store, mem(ns, "a", text="alpha alpha beta"), mem(ns, "b", text="alpha gamma"),

@@ -336,15 +336,25 @@ class SQLiteStore:
 
     def lexical_candidates(self, namespace: str, terms: list[str], limit: int,
                            flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
-        if not terms:
+        if not terms or limit <= 0:
             return []
         where, params = filter_sql(flt, now_iso)
-        rows = self.db.execute(
-            "SELECT m.id FROM memory_fts f JOIN memories m ON m.rowid = f.rowid "
-            f"WHERE memory_fts MATCH ? AND m.namespace = ? AND m.id != ?{where} "
-            "ORDER BY f.rank, m.id LIMIT ?",
-            [fts_query(terms), namespace, exclude_id or "", *params, limit])
-        return [r[0] for r in rows]
+        # FTS5 ranks its matches on its own first (no per-match join: half the cost), then the
+        # best ``window`` are checked against namespace and filters; a short page widens the window.
+        window = max(2 * limit, 64)
+        while True:
+            rows = self.db.execute(
+                "SELECT m.id, f.n FROM (SELECT rowid, rank, count(*) OVER () AS n FROM "
+                "(SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?)) f "
+                f"JOIN memories m ON m.rowid = f.rowid WHERE m.namespace = ? AND m.id != ?{where} "
+                "ORDER BY f.rank, m.id LIMIT ?",
+                [fts_query(terms), window, namespace, exclude_id or "", *params, limit]).fetchall()
+            matched = rows[0][1] if rows else self.db.execute(
+                "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)",
+                (fts_query(terms), window)).fetchone()[0]
+            if len(rows) >= limit or matched < window:        # enough, or every match was seen
+                return [r[0] for r in rows]
+            window *= 4
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
         row = self.db.execute("SELECT n_docs, total_length FROM namespace_stats WHERE namespace = ?",
