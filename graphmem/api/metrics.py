@@ -28,6 +28,14 @@ class ApiMetrics:
             "graphmem_search_stage_duration_seconds", "Search pipeline stage time", ("stage",),
             buckets=STAGE_BUCKETS, registry=r)
         self.searches = Counter("graphmem_searches", "Searches run", registry=r)
+        self.stage_candidates = Counter(
+            "graphmem_search_stage_candidates", "Candidates entering (in) and leaving (out) each enabled stage",
+            ("stage", "direction"), registry=r)
+        self.stage_disabled = Counter("graphmem_search_stage_disabled", "Searches run with the stage switched off",
+                                      ("stage",), registry=r)
+        self.expansion = Counter("graphmem_search_expansion_neighbours",
+                                 "Expansion neighbours added as new results or merged into direct hits",
+                                 ("outcome",), registry=r)
         self.results = Counter("graphmem_search_results", "Search results returned by kind", ("kind",),
                                registry=r)
         self.near_duplicates = Counter("graphmem_search_near_duplicates_dropped",
@@ -42,6 +50,8 @@ class ApiMetrics:
             self.results.labels(kind)
         for status in ("created", "duplicate", "rejected"):
             self.ingest.labels(status)
+        for outcome in ("added", "merged"):
+            self.expansion.labels(outcome)
 
     def observe_request(self, method: str, endpoint: str, status: int, seconds: float) -> None:
         self.request_seconds.labels(method, endpoint, str(status)).observe(seconds)
@@ -50,6 +60,14 @@ class ApiMetrics:
         self.searches.inc()
         for row in trace.get("stages", []):
             self.stage_seconds.labels(row["stage"]).observe(row["ms"] / 1000.0)
+            if not row.get("enabled", True):
+                self.stage_disabled.labels(row["stage"]).inc()
+            else:
+                self.stage_candidates.labels(row["stage"], "in").inc(row.get("in", 0))
+                self.stage_candidates.labels(row["stage"], "out").inc(row.get("out", 0))
+            if row["stage"] == "expansion":
+                self.expansion.labels("added").inc(row.get("added", 0))
+                self.expansion.labels("merged").inc(row.get("merged", 0))
             if row["stage"] == "rank":
                 self.near_duplicates.inc(row.get("near_duplicates_dropped", 0))
             if row["stage"] == "weighting":

@@ -109,6 +109,37 @@ def test_metrics_count_searches_stages_results_and_ingest(seeded):
     assert 'graphmem_http_requests_in_flight 1.0' in text
 
 
+def metric(text: str, name: str) -> float:
+    """The value of one sample line ``name value`` (0.0 when the sample is absent)."""
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def test_metrics_keep_the_trace_counters(seeded):
+    """Per-stage candidates in/out, disabled stages and expansion outcomes add up to the traces."""
+    traces = [seeded.post("/v1/search", json={"query": q, "trace": True, **extra}).get_json()["trace"]
+              for q, extra in (("deploy pipeline", {}), ("postgres config", {}),
+                               ("deploy", {"stages": {"expansion": False, "router": False}}))]
+    text = seeded.get("/metrics").get_data(as_text=True)
+    for stage in ("router", "recall", "expansion", "weighting", "rank"):
+        rows = [row for t in traces for row in t["stages"] if row["stage"] == stage]
+        on = [row for row in rows if row["enabled"]]
+        for direction in ("in", "out"):
+            want = sum(row[direction] for row in on)
+            name = f'graphmem_search_stage_candidates_total{{direction="{direction}",stage="{stage}"}}'
+            got = metric(text, name)
+            assert got == want, (stage, direction)
+        assert metric(text, f'graphmem_search_stage_disabled_total{{stage="{stage}"}}') == len(rows) - len(on)
+    assert metric(text, 'graphmem_search_stage_disabled_total{stage="expansion"}') == 1.0
+    expansion = [row for t in traces for row in t["stages"] if row["stage"] == "expansion"]
+    found = {outcome: sum(row.get(outcome, 0) for row in expansion) for outcome in ("added", "merged")}
+    assert sum(found.values()) > 0, "the seeded memories should give expansion neighbours"
+    for outcome, count in found.items():
+        assert metric(text, f'graphmem_search_expansion_neighbours_total{{outcome="{outcome}"}}') == count
+
+
 def test_each_app_has_its_own_registry(make_engine):
     one = make_app(make_engine(subdir="one")).test_client()
     two = make_app(make_engine(subdir="two")).test_client()
