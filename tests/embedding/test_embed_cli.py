@@ -45,3 +45,20 @@ def test_info_prepared_and_not(runner: CliRunner, built_dirs: tuple[Path, Path],
     missing = runner.invoke(model, ["info"], env={"GRAPHMEM_MODEL_DIR": str(tmp_path / "none")})
     assert missing.exit_code == 0
     assert "graphmem model prepare" in missing.output
+
+
+def test_model_commands_read_the_config_file(runner: CliRunner, built_dirs: tuple[Path, Path],
+                                             tmp_path: Path) -> None:
+    """`graphmem --config F model ...` uses F's [model] dir, as the service does."""
+    from graphmem.cli import main
+
+    config = tmp_path / "graphmem.toml"
+    config.write_text(f'[model]\ndir = "{built_dirs[0]}"\n')
+    info = runner.invoke(main, ["--config", str(config), "model", "info", "--json"])
+    assert info.exit_code == 0, info.output
+    assert json.loads(info.output)["dir"] == str(built_dirs[0]) and json.loads(info.output)["prepared"] is True
+    prepared = runner.invoke(main, ["--config", str(config), "model", "prepare"])
+    assert prepared.exit_code == 0 and str(built_dirs[0]) in prepared.output and "built:   no" in prepared.output
+    config.write_text(f'[model]\ndir = "{tmp_path / "elsewhere"}"\n')
+    assert json.loads(runner.invoke(main, ["--config", str(config), "model", "info", "--json"]).output)[
+        "prepared"] is False
