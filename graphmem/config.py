@@ -145,6 +145,7 @@ class SearchConfig:
     recall_candidates: int
     lexical_lookup_terms: int
     lexical_max_df_ratio: float
+    lexical_max_postings: int
     lexical_overfetch: int
     fusion: str
     rrf_k: int

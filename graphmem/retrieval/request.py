@@ -15,7 +15,8 @@ from graphmem.text import normalize_category
 # Parameters a request may override on top of its recipe: name -> (kind, low, high).
 TUNABLE: dict[str, tuple[str, float, float]] = {
     "recall_candidates": ("int", 1, 1000), "lexical_lookup_terms": ("int", 1, 64),
-    "lexical_max_df_ratio": ("float", 0.0, 1.0), "lexical_overfetch": ("int", 1, 20),
+    "lexical_max_df_ratio": ("float", 0.0, 1.0), "lexical_max_postings": ("int", 1, 10_000_000),
+    "lexical_overfetch": ("int", 1, 20),
     "rrf_k": ("int", 0, 10000), "vector_weight": ("float", 0.0, 10.0), "lexical_weight": ("float", 0.0, 10.0),
     "router_boost": ("float", 0.0, 10.0), "recency_weight": ("float", 0.0, 10.0),
     "recency_half_life_days": ("float", 0.001, 36500.0), "expansion_seeds": ("int", 0, 100),

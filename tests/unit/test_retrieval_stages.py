@@ -1,5 +1,7 @@
 """Pure scoring rules of each retrieval stage."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from graphmem.config import load_settings
@@ -81,3 +83,13 @@ def test_lexical_lookup_uses_rare_terms_but_never_none():
     assert recall.lookup_terms(["service", "deploy", "helm", "absent"], stats, CFG) == ["helm"]
     assert recall.lookup_terms(["service", "deploy"], stats, CFG) == ["deploy", "service"]
     assert recall.lookup_terms(["absent"], stats, CFG) == []
+
+
+def test_lexical_lookup_stops_at_the_postings_budget():
+    stats = TermStats(n_docs=1_000_000, total_length=10**7,
+                      df={"rare": 40, "mid": 6000, "common": 9000, "huge": 150_000})
+    budget = replace(CFG, lexical_max_postings=10_000)
+    assert recall.lookup_terms(["common", "mid", "rare"], stats, budget) == ["rare", "mid"]
+    assert recall.lookup_terms(["huge", "common"], stats, budget) == ["common"]      # always one term
+    assert recall.lookup_terms(["common", "mid", "rare"], stats, replace(CFG, lexical_max_postings=10**6)) == [
+        "rare", "mid", "common"]
