@@ -7,7 +7,7 @@
 // Parameters: $edges (list<map {namespace, a, b, weight: float, reason: JSON string}>).
 // Returns: nothing.
 UNWIND $edges AS e
-MATCH (a:Memory {namespace: e.namespace, id: e.a}) USING INDEX a:Memory(namespace, id)
-MATCH (b:Memory {namespace: e.namespace, id: e.b}) USING INDEX b:Memory(namespace, id)
+MATCH (a:Memory {namespace: e.namespace, id: e.a}) USING INDEX SEEK a:Memory(namespace, id)
+MATCH (b:Memory {namespace: e.namespace, id: e.b}) USING INDEX SEEK b:Memory(namespace, id)
 MERGE (a)-[r:{{TYPE}}]->(b)
 SET r.weight = e.weight, r.reason = e.reason;

@@ -2,7 +2,7 @@
 // Parameters: $namespace (string), $id (string), $types (list<string>) - the relation types.
 // Returns: nothing.
 MATCH (m:Memory {namespace: $namespace, id: $id})-[r]-(:Memory)
-USING INDEX m:Memory(namespace, id)
+USING INDEX SEEK m:Memory(namespace, id)
 WHERE type(r) IN $types
 WITH DISTINCT r
 DELETE r;

@@ -4,7 +4,7 @@
 // Returns: rows {a, b, type, weight, reason} in stored direction, ordered a, b, type.
 UNWIND $ids AS id
 MATCH (m:Memory {namespace: $namespace, id: id})-[r]-(:Memory)
-USING INDEX m:Memory(namespace, id)
+USING INDEX SEEK m:Memory(namespace, id)
 WHERE type(r) IN $types
 WITH DISTINCT r
 RETURN startNode(r).id AS a, endNode(r).id AS b, type(r) AS type, r.weight AS weight,

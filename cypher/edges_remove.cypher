@@ -3,6 +3,6 @@
 // Returns: nothing.
 UNWIND $edges AS e
 MATCH (a:Memory {namespace: e.namespace, id: e.a})-[r]->(b:Memory {namespace: e.namespace, id: e.b})
-USING INDEX a:Memory(namespace, id)
+USING INDEX SEEK a:Memory(namespace, id)
 WHERE type(r) = e.type
 DELETE r;

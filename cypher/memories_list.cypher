@@ -1,4 +1,11 @@
 // memories_list.cypher: one page of memories, oldest first (created_at asc, id asc).
+//
+// A seek of memory_created_order (namespace, created_at, id) from the cursor on, in index
+// order, that stops after $limit matches: the last page costs what the first does, so
+// iter_memories walks a namespace in O(n), not O(n^2). ORDER BY names the equality-bound
+// namespace too: the planner only uses an index's order when ORDER BY starts at its first
+// property.
+//
 // Parameters: $namespace (string), $limit (int),
 //   $after_created, $after_id (strings or null): the cursor = last row of the previous page.
 // Filter parameters (the meaning of graphmem.model.MemoryFilter.matches):
@@ -8,7 +15,8 @@
 //   $created_before (exclusive) (ISO string or null).
 // Returns: up to $limit rows {memory: map}.
 MATCH (m:Memory)
-WHERE m.namespace = $namespace
+USING INDEX SEEK m:Memory(namespace, created_at, id)
+WHERE m.namespace = $namespace AND m.created_at >= coalesce($after_created, '') AND m.id IS NOT NULL
   AND ($include_expired OR m.expires_at IS NULL OR m.expires_at > $now)
   AND all(tag IN $tags WHERE tag IN m.tags)
   AND (size($categories) = 0 OR m.category IN $categories)
@@ -19,7 +27,7 @@ WHERE m.namespace = $namespace
   AND ($created_before IS NULL OR m.created_at < $created_before)
   AND ($after_created IS NULL OR m.created_at > $after_created
        OR (m.created_at = $after_created AND m.id > $after_id))
-WITH m ORDER BY m.created_at ASC, m.id ASC LIMIT $limit
+WITH m ORDER BY m.namespace ASC, m.created_at ASC, m.id ASC LIMIT $limit
 RETURN m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason, .metadata,
          .created_at, .updated_at, .valid_until, .expires_at, .embedding, .health, .health_reasons,
          .source_weight, .term_counts, .near_duplicate_of, .evidence} AS memory;

@@ -2,5 +2,5 @@
 // (relation edges and TAGGED links). Runs after memory_unindex.cypher in one transaction.
 // Parameters: $namespace (string), $id (string).
 // Returns: nothing.
-MATCH (m:Memory {namespace: $namespace, id: $id}) USING INDEX m:Memory(namespace, id)
+MATCH (m:Memory {namespace: $namespace, id: $id}) USING INDEX SEEK m:Memory(namespace, id)
 DETACH DELETE m;

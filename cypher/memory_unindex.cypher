@@ -1,19 +1,27 @@
-// memory_unindex.cypher: take an existing memory out of the term statistics and tag index.
+// memory_unindex.cypher: take an existing memory out of the term statistics, category
+// count and tag index.
 //
 // First step of save_memory (update) and delete_memory, inside the same transaction:
-// decrements TermDF.df for each of the memory's distinct terms (dropping entries that reach
-// 0), decrements NamespaceStats, and deletes its TAGGED links. The node and its relation
-// edges stay (save_memory updates the node in place; delete_memory detaches it next).
+// decrements TermDF.df for each of the memory's distinct terms and CategoryCount.n for its
+// category (dropping entries that reach 0), decrements NamespaceStats, and deletes its
+// TAGGED links. The node and its relation edges stay (save_memory updates the node in
+// place; delete_memory detaches it next).
 //
 // Parameters: $namespace (string), $id (string).
 // Returns: zero rows when the memory does not exist, else one row {old_tags: [string]}.
-MATCH (m:Memory {namespace: $namespace, id: $id}) USING INDEX m:Memory(namespace, id)
+MATCH (m:Memory {namespace: $namespace, id: $id}) USING INDEX SEEK m:Memory(namespace, id)
 CALL (m) {
   UNWIND m.term_keys AS term
   MATCH (d:TermDF {namespace: $namespace, term: term})
   SET d.df = d.df - 1
   WITH d WHERE d.df <= 0
   DELETE d
+}
+CALL (m) {
+  MATCH (c:CategoryCount {namespace: $namespace, category: m.category})
+  SET c.n = c.n - 1
+  WITH c WHERE c.n <= 0
+  DELETE c
 }
 CALL (m) {
   MATCH (m)-[link:TAGGED]->(:Tag)

@@ -10,6 +10,8 @@ CALL () {
   UNION ALL
   MATCH (n:TermDF) WHERE n.namespace = $namespace RETURN n
   UNION ALL
+  MATCH (n:CategoryCount) WHERE n.namespace = $namespace RETURN n
+  UNION ALL
   MATCH (n:NamespaceStats {namespace: $namespace}) RETURN n
 }
 CALL (n) {

@@ -8,7 +8,7 @@
 //   $min_weight (float), $types (list<string>).
 // Returns: rows {seed, other, type, weight, reason}, by seed then strength.
 UNWIND $seed_ids AS seed_id
-MATCH (seed:Memory {namespace: $namespace, id: seed_id}) USING INDEX seed:Memory(namespace, id)
+MATCH (seed:Memory {namespace: $namespace, id: seed_id}) USING INDEX SEEK seed:Memory(namespace, id)
 CALL (seed) {
   MATCH (seed)-[r]-(other:Memory)
   WHERE type(r) IN $types AND r.weight >= $min_weight

@@ -1,7 +1,7 @@
 // schema.cypher: constraints and indexes of the graphmem Neo4j store (idempotent).
 //
 // Run statement by statement (the loader splits on ';' at end of line). Every statement
-// is IF NOT EXISTS, so running it again is a no-op.
+// is IF NOT EXISTS / IF EXISTS, so running it again is a no-op.
 //
 // Data model
 //   (:Memory {namespace, id, content, content_hash, tags, category, source, reason,
@@ -11,15 +11,24 @@
 //       metadata / health_reasons / term_counts / evidence are JSON strings;
 //       terms = graphmem's own tokens, space separated, repeated per term frequency;
 //       term_keys = the distinct terms (to keep TermDF in step without parsing JSON).
-//   (:Memory)-[:TAGGED]->(:Tag {namespace, name})
+//   (:Memory)-[:TAGGED {namespace, tag, created_at, memory_id}]->(:Tag {namespace, name})
+//       the link repeats its memory's key, tag and created_at so tag_members is one
+//       ordered index seek (tagged_order) instead of expanding every link of a tag.
 //   (:Memory)-[:SHARES_TAG|SAME_CATEGORY|OVERLAPS|RELATED {weight, reason}]->(:Memory)
 //       stored once, from the smaller id to the larger; reason is a JSON string.
 //   (:TermDF {namespace, term, df})           document frequency per term
+//   (:CategoryCount {namespace, category, n})   memories per category (router, O(1))
 //   (:NamespaceStats {namespace, n_docs, total_length})
-//   (:Meta {key: 'graphmem', model_id, dimension})
+//   (:Meta {key: 'graphmem', model_id, dimension, layout})
+//       layout 2: TAGGED properties and CategoryCount exist (older databases are
+//       migrated once by ensure_schema, see migrate_*.cypher).
 //
-// Lookups by key carry `USING INDEX m:Memory(namespace, id)`: on a small or fresh database
-// the planner otherwise may seek the namespace index and filter on id.
+// Index lookups carry `USING INDEX SEEK ...`: on a small or fresh database, or while the
+// index samples are stale, the planner otherwise may seek the namespace index and filter
+// on id, or even scan the whole index (seen on 2026.08 right after a namespace was
+// dropped). Per-insert and per-search queries are served by an index keyed beyond the
+// namespace, and the *_order indexes end in (created_at, id) so "newest / oldest first
+// LIMIT n" reads n entries in index order (tests/stores/test_neo4j_plans.py checks the plans).
 //
 // Parameters: $dimension (int) - the embedding dimension of the vector index.
 
@@ -38,13 +47,33 @@ FOR (s:NamespaceStats) REQUIRE s.namespace IS UNIQUE;
 CREATE CONSTRAINT meta_key IF NOT EXISTS
 FOR (m:Meta) REQUIRE m.key IS UNIQUE;
 
+CREATE CONSTRAINT category_count_key IF NOT EXISTS
+FOR (c:CategoryCount) REQUIRE (c.namespace, c.category) IS UNIQUE;
+
 CREATE RANGE INDEX memory_namespace IF NOT EXISTS FOR (m:Memory) ON (m.namespace);
 
-CREATE RANGE INDEX memory_content_hash IF NOT EXISTS FOR (m:Memory) ON (m.content_hash);
+// find_by_hash: the oldest memory with a hash = the first entry of (namespace, content_hash).
+CREATE RANGE INDEX memory_hash_order IF NOT EXISTS
+FOR (m:Memory) ON (m.namespace, m.content_hash, m.created_at, m.id);
 
-CREATE RANGE INDEX memory_category IF NOT EXISTS FOR (m:Memory) ON (m.category);
+// category_members: the newest members of a category = the last entries of (namespace, category).
+CREATE RANGE INDEX memory_category_order IF NOT EXISTS
+FOR (m:Memory) ON (m.namespace, m.category, m.created_at, m.id);
 
-CREATE RANGE INDEX memory_created_at IF NOT EXISTS FOR (m:Memory) ON (m.created_at);
+// list_memories / iter_memories: a page = the next entries of (namespace, created_at, id).
+CREATE RANGE INDEX memory_created_order IF NOT EXISTS
+FOR (m:Memory) ON (m.namespace, m.created_at, m.id);
+
+// tag_members: the newest links of a tag = the last entries of (namespace, tag).
+CREATE RANGE INDEX tagged_order IF NOT EXISTS
+FOR ()-[r:TAGGED]-() ON (r.namespace, r.tag, r.created_at, r.memory_id);
+
+// Superseded by the *_order indexes above (no query seeks them; each one costs every insert).
+DROP INDEX memory_content_hash IF EXISTS;
+
+DROP INDEX memory_category IF EXISTS;
+
+DROP INDEX memory_created_at IF EXISTS;
 
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS
 FOR (m:Memory) ON (m.embedding)

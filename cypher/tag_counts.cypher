@@ -5,5 +5,5 @@
 // relationship count (getDegree) instead of expanding every TAGGED edge: O(1), not O(df).
 // Only Memory nodes have TAGGED relationships.
 UNWIND $tags AS tag
-OPTIONAL MATCH (t:Tag {namespace: $namespace, name: tag})
+OPTIONAL MATCH (t:Tag {namespace: $namespace, name: tag}) USING INDEX SEEK t:Tag(namespace, name)
 RETURN tag, COUNT { (t)<-[:TAGGED]-() } AS count;

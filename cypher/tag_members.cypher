@@ -1,9 +1,20 @@
 // tag_members.cypher: memories carrying a tag, newest first (created_at desc, id desc).
+//
+// One backwards seek of the relationship index tagged_order (namespace, tag, created_at,
+// memory_id) over the TAGGED links, which carry their memory's key and created_at, that
+// stops after $limit rows: the cost does not grow with the number of memories carrying
+// the tag (expanding the Tag node would read every link and sort them). ORDER BY names
+// the equality-bound namespace and tag too (a no-op for the result): the planner only
+// uses an index's order when ORDER BY starts at its first property. The IS NOT NULL
+// predicates let it seek on all four properties.
+//
 // Parameters: $namespace (string), $tag (string), $limit (int),
 //   $exclude_id (string; '' excludes nothing).
 // Returns: up to $limit rows {id}.
-MATCH (:Tag {namespace: $namespace, name: $tag})<-[:TAGGED]-(m:Memory)
-WHERE m.id <> $exclude_id
-RETURN m.id AS id
-ORDER BY m.created_at DESC, m.id DESC
+MATCH ()-[r:TAGGED]->()
+USING INDEX SEEK r:TAGGED(namespace, tag, created_at, memory_id)
+WHERE r.namespace = $namespace AND r.tag = $tag
+  AND r.created_at IS NOT NULL AND r.memory_id IS NOT NULL AND r.memory_id <> $exclude_id
+RETURN r.memory_id AS id
+ORDER BY r.namespace DESC, r.tag DESC, r.created_at DESC, r.memory_id DESC
 LIMIT $limit;

@@ -1,5 +1,7 @@
 """Ingest through the engine on the real SQLite store and the real embedding model."""
 
+import math
+
 import pytest
 
 from graphmem.errors import ConflictError, EvidenceRejected, NotFoundError, TooLargeError, ValidationError
@@ -126,9 +128,37 @@ def test_rescore_applies_changed_rules(make_engine, tmp_path):
     mem = engine.add({"content": "A memory with a perfectly fine length", "tags": ["t"], "category": "c"}).memory
     assert mem.health == 1.0
     strict = make_engine({"health": {"short_chars": 100}})
-    assert strict.rescore() == {"memories": 1, "changed": 1}
+    assert strict.rescore() == {"memories": 1, "changed": 1, "edges_reweighted": 0, "edges_removed": 0}
     rescored = strict.get("default", mem.id)
     assert rescored.health == 0.6 and rescored.health_reasons[0].rule == "too_short"
+
+
+def test_rescore_reweighs_edges_from_current_tag_counts_and_rules(make_engine):
+    """An edge made while its tag was rare is re-weighed once the tag is common; changed edge
+    rules re-weigh every automatic edge, and edges that no longer qualify are removed."""
+    engine = make_engine()
+    topics = ["billing deploys", "search indexes", "backup rotation", "auth tokens", "email queues",
+              "metrics retention", "feature flags", "cache warmup"]
+    ids = [engine.add({"content": f"Notes on {t} for the platform team, revision {i}", "tags": ["ops"],
+                       "category": f"c{i}"}).memory.id for i, t in enumerate(topics)]
+    shares = engine.store.edges_of("default", ids, types=["SHARES_TAG"])
+    assert len({e.weight for e in shares}) > 1, "weights were fixed at link time, when 'ops' was rarer"
+    result = engine.rescore()
+    assert result["memories"] == 8 and result["edges_reweighted"] > 0 and result["edges_removed"] == 0
+    after = engine.store.edges_of("default", ids, types=["SHARES_TAG"])
+    assert {e.key for e in after} == {e.key for e in shares}
+    assert len({e.weight for e in after}) == 1 and {e.reason["rarity"] for e in after} == {
+        round(1 / (1 + math.log10(8)), 4)}
+    assert engine.rescore()["edges_reweighted"] == 0          # idempotent
+
+    overlaps = engine.store.edges_of("default", ids, types=["OVERLAPS"])
+    assert overlaps, "the fixture shares 'notes platform team revision'"
+    half = make_engine({"edges": {"shares_tag_weight": 0.5, "min_shared_terms": 50}})
+    result = half.rescore()
+    assert result["edges_removed"] == len(overlaps) and result["edges_reweighted"] == len(after)
+    assert half.store.edges_of("default", ids, types=["OVERLAPS"]) == []
+    halved = {e.weight for e in half.store.edges_of("default", ids, types=["SHARES_TAG"])}
+    assert len(halved) == 1 and halved.pop() == pytest.approx(after[0].weight / 2, abs=2e-6)
 
 
 def test_relation_with_evidence(engine):

@@ -33,35 +33,71 @@ def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
     return float(np.dot(a, b))
 
 
+def shares_tag_weight(shared: list[str], tag_df: dict[str, int], cfg: EdgeSettings) -> tuple[float, float] | None:
+    """(weight, summed rarity) of a SHARES_TAG edge over ``shared`` tags; None below the floor."""
+    rarity = sum(tag_rarity(tag_df.get(t, 1)) for t in shared)
+    if not shared or rarity <= cfg.min_shared_tag_rarity:
+        return None
+    return cfg.shares_tag_weight * min(1.0, rarity / cfg.tag_full_strength), rarity
+
+
+def same_category_weight(similarity: float, cfg: EdgeSettings) -> float:
+    mix = cfg.category_similarity_mix
+    return cfg.same_category_weight * (1.0 - mix + mix * similarity)
+
+
+def overlaps_weight(shared_terms: int, cfg: EdgeSettings) -> float | None:
+    if shared_terms < cfg.min_shared_terms:
+        return None
+    return cfg.overlaps_weight * min(1.0, shared_terms / cfg.overlap_full_terms)
+
+
 def shares_tag_edge(mem: Memory, other: Memory, tag_df: dict[str, int], cfg: EdgeSettings) -> Edge | None:
     shared = sorted(set(mem.tags) & set(other.tags))
-    if not shared:
+    found = shares_tag_weight(shared, tag_df, cfg)
+    if found is None:
         return None
-    rarity = sum(tag_rarity(tag_df.get(t, 1)) for t in shared)
-    if rarity <= cfg.min_shared_tag_rarity:
-        return None
-    weight = cfg.shares_tag_weight * min(1.0, rarity / cfg.tag_full_strength)
-    return Edge.make(mem.namespace, mem.id, other.id, "SHARES_TAG", weight,
-                     {"tags": shared, "rarity": round(rarity, 4)})
+    return Edge.make(mem.namespace, mem.id, other.id, "SHARES_TAG", found[0],
+                     {"tags": shared, "rarity": round(found[1], 4)})
 
 
 def same_category_edge(mem: Memory, other: Memory, cfg: EdgeSettings) -> Edge | None:
     if not mem.category or mem.category != other.category:
         return None
     similarity = max(0.0, _cosine(mem.embedding, other.embedding))
-    mix = cfg.category_similarity_mix
-    weight = cfg.same_category_weight * (1.0 - mix + mix * similarity)
-    return Edge.make(mem.namespace, mem.id, other.id, "SAME_CATEGORY", weight,
+    return Edge.make(mem.namespace, mem.id, other.id, "SAME_CATEGORY", same_category_weight(similarity, cfg),
                      {"category": mem.category, "similarity": round(similarity, 4)})
 
 
 def overlaps_edge(mem: Memory, other: Memory, cfg: EdgeSettings) -> Edge | None:
     shared = sorted(set(mem.term_counts) & set(other.term_counts))
-    if len(shared) < cfg.min_shared_terms:
+    weight = overlaps_weight(len(shared), cfg)
+    if weight is None:
         return None
-    weight = cfg.overlaps_weight * min(1.0, len(shared) / cfg.overlap_full_terms)
     return Edge.make(mem.namespace, mem.id, other.id, "OVERLAPS", weight,
                      {"terms": shared[:12], "shared_terms": len(shared)})
+
+
+def reweigh(edge: Edge, tag_df: dict[str, int], cfg: EdgeSettings) -> Edge | None:
+    """An automatic edge re-weighted from its stored reason under the current rules and tag
+    counts (tags grow common, weights get re-configured); None when it no longer qualifies.
+    Other edge types are returned unchanged."""
+    reason = dict(edge.reason)
+    if edge.type == "SHARES_TAG":
+        found = shares_tag_weight(list(reason.get("tags", [])), tag_df, cfg)
+        if found is None:
+            return None
+        weight, reason["rarity"] = found[0], round(found[1], 4)
+    elif edge.type == "SAME_CATEGORY":
+        weight = same_category_weight(float(reason.get("similarity", 0.0)), cfg)
+    elif edge.type == "OVERLAPS":
+        found_weight = overlaps_weight(int(reason.get("shared_terms", len(reason.get("terms", [])))), cfg)
+        if found_weight is None:
+            return None
+        weight = found_weight
+    else:
+        return edge
+    return Edge.make(edge.namespace, edge.a, edge.b, edge.type, weight, reason)
 
 
 def _strength_key(edge: Edge) -> tuple[float, str, str]:

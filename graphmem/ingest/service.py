@@ -18,7 +18,7 @@ from graphmem.embedding.embedder import Embedder
 from graphmem.errors import ConflictError, GraphmemError, NotFoundError, StoreUnavailable, ValidationError
 from graphmem.ingest.evidence import check_evidence
 from graphmem.ingest.health import assess_health
-from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges
+from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges, reweigh
 from graphmem.ingest.source import source_weight
 from graphmem.ingest.validate import MemoryInput, validate_id, validate_memory, validate_patch
 from graphmem.model import LINK_TYPES, Edge, Memory, utcnow_iso
@@ -224,13 +224,14 @@ class Ingestor:
             edge = Edge.make(namespace, a, b, "RELATED",
                              self.settings.edges.related_weight if weight is None else weight,
                              {"label": label or "related", "quote": checked["quote"]})
-            mem = found[a]
-            self.store.save_memory(mem, [edge], [])
+            self.store.write_edges([edge], [])
             return edge
 
     def rescore(self, namespace: str | None = None) -> dict[str, int]:
-        """Re-apply health rules and source ranks to stored memories (nothing is deleted)."""
-        changed = seen = 0
+        """Re-apply health rules and source ranks to stored memories, and re-weigh their automatic
+        edges from the stored reasons under the current edge rules and tag counts (tags grow
+        common after an edge is made). Nothing is deleted but edges that no longer qualify."""
+        changed = seen = reweighed = dropped = 0
         for ns in [namespace] if namespace else self.store.namespaces():
             for batch in self.store.iter_memories(ns):
                 updates = []
@@ -241,7 +242,27 @@ class Ingestor:
                     if (health, [r.to_dict() for r in reasons], weight) != (
                             mem.health, [r.to_dict() for r in mem.health_reasons], mem.source_weight):
                         updates.append((mem.id, health, reasons, weight))
-                if updates:
-                    with self.lock:
+                with self.lock:
+                    if updates:
                         changed += self.store.update_health(ns, updates)
-        return {"memories": seen, "changed": changed}
+                    upserts, removals = self._reweigh_edges(ns, [m.id for m in batch])
+                    if upserts or removals:
+                        self.store.write_edges(upserts, removals)
+                reweighed += len(upserts)
+                dropped += len(removals)
+        return {"memories": seen, "changed": changed, "edges_reweighted": reweighed, "edges_removed": dropped}
+
+    def _reweigh_edges(self, namespace: str, ids: list[str]) -> tuple[list[Edge], list[Edge]]:
+        """Automatic edges whose ``a`` end is in ``ids`` (each edge once), re-weighed."""
+        batch = set(ids)
+        edges = [e for e in self.store.edges_of(namespace, ids, types=list(LINK_TYPES)) if e.a in batch]
+        tags = sorted({t for e in edges if e.type == "SHARES_TAG" for t in e.reason.get("tags", [])})
+        tag_df = self.store.tag_counts(namespace, tags)
+        upserts, removals = [], []
+        for edge in edges:
+            new = reweigh(edge, tag_df, self.settings.edges)
+            if new is None:
+                removals.append(edge)
+            elif (new.weight, new.reason) != (edge.weight, edge.reason):
+                upserts.append(new)
+        return upserts, removals

@@ -44,6 +44,10 @@ class MemoryStore(Protocol):
         ``replace_edges`` drops every existing edge of ``mem`` first (re-link on update).
         Term statistics (document frequency, namespace length) are kept in step."""
 
+    def write_edges(self, add_edges: list[Edge], remove_edges: list[Edge]) -> None:
+        """Upsert ``add_edges`` (by key) and delete ``remove_edges`` in one transaction, without
+        touching memories; an edge whose endpoints are not both stored is skipped."""
+
     def delete_memory(self, namespace: str, memory_id: str) -> bool:
         """Delete the memory and every edge touching it; False when it did not exist."""
 

@@ -393,6 +393,23 @@ def expected_neighbors(edges, seeds, per_seed, min_weight, types):
     return out
 
 
+def test_write_edges_upserts_and_removes_without_touching_memories(ctx):
+    ns = ctx.ns
+    save(ctx.store, mem(ns, "a", t=1), mem(ns, "b", t=2), mem(ns, "c", t=3))
+    before = ctx.store.get_memories(ns, ["a", "b", "c"])
+    ctx.store.write_edges([link(ns, "a", "b", "SHARES_TAG", 0.9, tags=["x"]), link(ns, "a", "c"),
+                           link(ns, "a", "missing", "RELATED", 1.0, label="l")], [])
+    assert [(e.key, e.weight) for e in key_sorted(ctx.store.edges_of(ns, ["a"]))] == [
+        (("a", "b", "SHARES_TAG"), 0.9), (("a", "c", "OVERLAPS"), 0.5)]
+    ctx.store.write_edges([link(ns, "a", "b", "SHARES_TAG", 0.4, tags=["x"], rarity=0.5)],
+                          [link(ns, "a", "c"), link(ns, "b", "c")])          # removing a missing edge is a no-op
+    assert [(e.key, e.weight, e.reason) for e in ctx.store.edges_of(ns, ["a", "b", "c"])] == [
+        (("a", "b", "SHARES_TAG"), 0.4, {"tags": ["x"], "rarity": 0.5})]
+    assert [as_dict(m) for m in ctx.store.get_memories(ns, ["a", "b", "c"]).values()] == [
+        as_dict(m) for m in before.values()]
+    ctx.store.write_edges([], [])
+
+
 def test_edges_of_and_edges_among(ctx):
     mems, edges = graph_fixture(ctx.ns)
     save(ctx.store, *mems, edges=edges)

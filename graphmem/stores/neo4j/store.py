@@ -44,6 +44,10 @@ from graphmem.stores.sqlite.store import HEALTH_BINS
 T = TypeVar("T")
 # CALL (x) { ... } scoped subqueries need 5.23; vector indexes 5.13, vector.similarity 5.18.
 MIN_VERSION = (5, 23)
+# Data layout recorded on the Meta node; databases written with an older one are migrated
+# once by ensure_schema (2: TAGGED links carry their index properties, CategoryCount nodes).
+LAYOUT = 2
+MIGRATIONS = ("migrate_tagged", "migrate_category_counts")
 _TYPES = list(EDGE_TYPES)
 
 
@@ -54,6 +58,24 @@ def parse_version(text: str) -> tuple[int, int]:
 
 def _rows(tx: ManagedTransaction, name: str, params: dict[str, Any]) -> list:
     return list(tx.run(Q.load(name), params))
+
+
+def _edge_writer(add_edges: list[Edge], remove_edges: list[Edge]) -> Callable[[ManagedTransaction], None]:
+    """Deletes then upserts (one query per relation type) inside the caller's transaction; an
+    unknown type is rejected here, before any transaction starts."""
+    removals = [edge_param(e) for e in remove_edges]
+    additions: dict[str, list[dict]] = defaultdict(list)
+    for edge in add_edges:
+        Q.for_type("edges_add", edge.type)
+        additions[edge.type].append(edge_param(edge))
+
+    def write(tx: ManagedTransaction) -> None:
+        if removals:
+            tx.run(Q.load("edges_remove"), {"edges": removals}).consume()
+        for edge_type, edges in additions.items():
+            tx.run(Q.for_type("edges_add", edge_type), {"edges": edges}).consume()
+
+    return write
 
 
 class Neo4jStore:
@@ -124,6 +146,10 @@ class Neo4jStore:
         stored = self._write("meta_init", model_id=model_id, dimension=int(dim))[0]
         self._check_dimension(stored["model_id"], stored["dimension"], model_id, dim)
         self._read("await_indexes", timeout_seconds=300)
+        if not meta or (meta[0]["layout"] or 0) < LAYOUT:
+            for name in MIGRATIONS:  # idempotent: a concurrent ensure_schema may run them too
+                self._auto_commit(name, {})
+            self._write("meta_layout", layout=LAYOUT)
         self.dim = dim
 
     def _check_dimension(self, stored_model: str, stored_dim: int, model_id: str, dim: int) -> None:
@@ -159,11 +185,7 @@ class Neo4jStore:
                                   f"{self.dim}-dim embeddings", field="embedding")
         upsert = {**key, "props": props, "tags": sorted(set(mem.tags)),
                   "term_keys": props["term_keys"], "doc_length": props["doc_length"]}
-        removals = [edge_param(e) for e in remove_edges]
-        additions: dict[str, list[dict]] = defaultdict(list)
-        for edge in add_edges:
-            Q.for_type("edges_add", edge.type)  # rejects unknown types before the transaction
-            additions[edge.type].append(edge_param(edge))
+        write_edges = _edge_writer(add_edges, remove_edges)
 
         def work(tx: ManagedTransaction) -> None:
             old = _rows(tx, "memory_unindex", key)
@@ -173,12 +195,13 @@ class Neo4jStore:
             dropped = [t for t in (old[0]["old_tags"] or []) if t not in mem.tags] if old else []
             if dropped:
                 tx.run(Q.load("tags_prune"), {"namespace": mem.namespace, "tags": dropped}).consume()
-            if removals:
-                tx.run(Q.load("edges_remove"), {"edges": removals}).consume()
-            for edge_type, edges in additions.items():
-                tx.run(Q.for_type("edges_add", edge_type), {"edges": edges}).consume()
+            write_edges(tx)
 
         self._execute(True, work)
+
+    def write_edges(self, add_edges: list[Edge], remove_edges: list[Edge]) -> None:
+        if add_edges or remove_edges:
+            self._execute(True, _edge_writer(add_edges, remove_edges))
 
     def delete_memory(self, namespace: str, memory_id: str) -> bool:
         key = {"namespace": namespace, "id": memory_id}
@@ -203,9 +226,13 @@ class Neo4jStore:
 
     def drop_namespace(self, namespace: str) -> None:
         """Delete everything stored for ``namespace`` (admin and test cleanup; not in the contract)."""
+        self._auto_commit("namespace_drop", {"namespace": namespace})
+
+    def _auto_commit(self, name: str, params: dict[str, Any]) -> None:
+        """Queries that batch with CALL ... IN TRANSACTIONS cannot run in a managed transaction."""
         try:
             with self._driver.session(database=self.database) as session:
-                session.run(Q.load("namespace_drop"), {"namespace": namespace}).consume()
+                session.run(Q.load(name), params).consume()
         except (ServiceUnavailable, SessionExpired) as exc:
             raise StoreUnavailable(f"Neo4j at {self.uri} is unavailable: {exc}", field="store") from exc
 

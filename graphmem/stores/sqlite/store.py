@@ -187,6 +187,20 @@ class SQLiteStore:
         db.execute("DELETE FROM edges WHERE namespace = ? AND a = ?", (namespace, memory_id))
         db.execute("DELETE FROM edges WHERE namespace = ? AND b = ?", (namespace, memory_id))
 
+    @staticmethod
+    def _apply_edges(db, add_edges: list[Edge], remove_edges: list[Edge]) -> None:
+        db.executemany("DELETE FROM edges WHERE namespace = ? AND a = ? AND b = ? AND type = ?",
+                       [(e.namespace, e.a, e.b, e.type) for e in remove_edges])
+        # A graph cannot hold an edge to a missing memory: such edges are skipped.
+        db.executemany(
+            "INSERT OR REPLACE INTO edges SELECT ?, ?, ?, ?, ?, ? WHERE "
+            "(SELECT count(*) FROM memories WHERE namespace = ?1 AND id IN (?2, ?3)) = 2",
+            [(e.namespace, e.a, e.b, e.type, e.weight, json.dumps(e.reason, sort_keys=True)) for e in add_edges])
+
+    def write_edges(self, add_edges: list[Edge], remove_edges: list[Edge]) -> None:
+        with self._write() as db:
+            self._apply_edges(db, add_edges, remove_edges)
+
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
                     replace_edges: bool = False) -> None:
         if mem.embedding is not None and self.dim and np.asarray(mem.embedding).shape != (self.dim,):
@@ -209,14 +223,7 @@ class SQLiteStore:
             db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
                            [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
             self._adjust_counts(db, mem.namespace, mem.term_counts, mem.tags, mem.category, +1)
-            db.executemany("DELETE FROM edges WHERE namespace = ? AND a = ? AND b = ? AND type = ?",
-                           [(e.namespace, e.a, e.b, e.type) for e in remove_edges])
-            # A graph cannot hold an edge to a missing memory: such edges are skipped.
-            db.executemany(
-                "INSERT OR REPLACE INTO edges SELECT ?, ?, ?, ?, ?, ? WHERE "
-                "(SELECT count(*) FROM memories WHERE namespace = ?1 AND id IN (?2, ?3)) = 2",
-                [(e.namespace, e.a, e.b, e.type, e.weight, json.dumps(e.reason, sort_keys=True))
-                 for e in add_edges])
+            self._apply_edges(db, add_edges, remove_edges)
         if self.vectors is not None:
             if mem.embedding is None:
                 self.vectors.remove(mem.namespace, mem.id)
