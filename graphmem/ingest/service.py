@@ -216,8 +216,9 @@ class Ingestor:
                 if key not in found:
                     raise NotFoundError(f"memory {key!r} not found", field=field_name)
             cap = self.settings.edges.max_degree("RELATED")
+            related = self.store.edges_of(namespace, [a, b], types=["RELATED"], with_reasons=False)
             for key, field_name in ((a, "from_id"), (b, "to_id")):
-                held = self.store.edges_of(namespace, [key], types=["RELATED"], with_reasons=False)
+                held = [e for e in related if key in (e.a, e.b)]
                 if len(held) >= cap and not any({e.a, e.b} == {a, b} for e in held):
                     raise ConflictError(f"memory {key!r} already has {cap} explicit relations "
                                         "(edges.max_degree_related)", field=field_name)

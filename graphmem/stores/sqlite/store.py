@@ -346,6 +346,7 @@ class SQLiteStore:
         if not terms or limit <= 0:
             return []
         where, params = filter_sql(flt, now_iso)
+        match = fts_query(terms)
         # FTS5 ranks its matches on its own first (no per-match join: half the cost), then the
         # best ``window`` are checked against namespace and filters; a short page widens the window.
         window = max(2 * limit, 64)
@@ -355,10 +356,10 @@ class SQLiteStore:
                 "(SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?)) f "
                 f"JOIN memories m ON m.rowid = f.rowid WHERE m.namespace = ? AND m.id != ?{where} "
                 "ORDER BY f.rank, m.id LIMIT ?",
-                [fts_query(terms), window, namespace, exclude_id or "", *params, limit]).fetchall()
+                [match, window, namespace, exclude_id or "", *params, limit]).fetchall()
             matched = rows[0][1] if rows else self.db.execute(
                 "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)",
-                (fts_query(terms), window)).fetchone()[0]
+                (match, window)).fetchone()[0]
             if len(rows) >= limit or matched < window:        # enough, or every match was seen
                 return [r[0] for r in rows]
             window *= 4
