@@ -1,5 +1,6 @@
 """Retrieval: router -> hybrid recall -> one-hop expansion -> weighting -> rank.
 
-The scoring rules are pure functions (``scoring``); ``pipeline`` runs them against a store
-and records per-stage counts and timings.
+The scoring rules are pure functions in the stage modules (``router``, ``recall``, ``expansion``,
+``weighting``, ``rank``); ``pipeline`` runs them against a store and ``trace`` records per-stage
+counts and timings.
 """

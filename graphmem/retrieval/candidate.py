@@ -18,7 +18,6 @@ class Candidate:
     health: dict[str, Any] | None = None
     source: dict[str, Any] | None = None
     merged_duplicates: list[str] = field(default_factory=list)
-    cosine: float = 0.0
 
     @property
     def kind(self) -> str:

@@ -7,7 +7,6 @@ and them and keeps the trace.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +16,7 @@ from graphmem.config import SearchConfig
 from graphmem.model import EDGE_TYPES, MemoryFilter, utcnow_iso
 from graphmem.retrieval import expansion, rank, recall, router, weighting
 from graphmem.retrieval.candidate import Candidate
+from graphmem.retrieval.trace import Trace
 from graphmem.stores.base import MemoryStore
 from graphmem.text import tokenize
 
@@ -36,16 +36,22 @@ class SearchOutcome:
     trace: dict[str, Any]
 
 
-class _Stages:
-    """Collects per-stage counts and milliseconds."""
+@dataclass
+class _Query:
+    """One request's fixed inputs, shared by every stage."""
+    text: str
+    cfg: SearchConfig
+    k: int
+    ns: str
+    flt: MemoryFilter
+    now: str
 
-    def __init__(self) -> None:
-        self.rows: list[dict[str, Any]] = []
-        self.started = time.perf_counter()
 
-    def record(self, stage: str, enabled: bool, t0: float, n_in: int, n_out: int, **extra: Any) -> None:
-        self.rows.append({"stage": stage, "enabled": enabled, "in": n_in, "out": n_out,
-                          "ms": round((time.perf_counter() - t0) * 1000, 3), **extra})
+@dataclass
+class _Recalled:
+    """What recall hands on: the candidates and the query vector (expansion reuses it)."""
+    cands: dict[str, Candidate]
+    qvec: np.ndarray | None
 
 
 class SearchPipeline:
@@ -57,89 +63,100 @@ class SearchPipeline:
     def run(self, req: SearchRequest) -> SearchOutcome:
         cfg = req.config
         assert cfg is not None
-        k = req.k or cfg.k
-        ns, flt, now = req.namespace, req.filters, self.clock()
-        stages = _Stages()
-
-        # 1. router: which tags/categories does the query name?
-        t0 = time.perf_counter()
-        named_tags: set[str] = set()
-        named_cats: set[str] = set()
-        if cfg.stage("router"):
-            labels = router.label_candidates(req.query)
-            named_tags = {t for t, n in self.store.tag_counts(ns, labels).items() if n}
-            named_cats = {c for c, n in self.store.category_counts(ns, labels).items() if n}
-        stages.record("router", cfg.stage("router"), t0, 0, 0, filters=not flt.is_empty(),
-                      named_tags=sorted(named_tags), named_categories=sorted(named_cats))
-
-        # 2. hybrid recall
-        t0 = time.perf_counter()
-        use_vec, use_lex = cfg.stage("vector"), cfg.stage("lexical")
-        qvec: np.ndarray | None = None
-        if use_vec or (cfg.stage("expansion") and cfg.expansion_similarity_mix > 0):
-            qvec = self.embedder.embed_query(req.query)
-        terms = tokenize(req.query)
-        vec_ids = self.store.vector_candidates(ns, qvec, cfg.recall_candidates, flt, now) if use_vec else []
-        stats = self.store.term_stats(ns, terms) if use_lex and terms else None
-        # The lexical pool is over-fetched and cut by graphmem's own BM25, so which memories enter
-        # does not depend on a store's full-text scoring (FTS5 and Lucene rank differently).
-        pool = (self.store.lexical_candidates(ns, recall.lookup_terms(terms, stats, cfg),
-                                              cfg.recall_candidates * cfg.lexical_overfetch, flt, now)
-                if stats else [])
-        docs = {i: m for i, m in self.store.get_memories(ns, [*vec_ids, *pool]).items()
-                if flt.matches(m, now)}
-        bm25 = recall.bm25_scores(terms, docs, stats) if stats and docs else {}
-        lex_ids = recall.ranked({i: bm25[i] for i in pool if i in bm25}, cfg.recall_candidates)
-        keep = set(vec_ids) | set(lex_ids)
-        docs = {i: m for i, m in docs.items() if i in keep}
-        vec_scores = recall.cosine_scores(qvec, docs) if use_vec else {}
-        lex_scores = {i: score for i, score in bm25.items() if i in docs} if use_lex else {}
-        fused = recall.fuse(vec_scores, lex_scores, cfg)
-        cands: dict[str, Candidate] = {}
-        for doc_id, parts in fused.items():
-            mem = docs[doc_id]
-            boost, why = router.router_bonus(mem.tags, mem.category, named_tags, named_cats, cfg.router_boost)
-            score = parts["fused"] * boost * recall.recency_multiplier(mem.created_at, now, cfg)
-            cands[doc_id] = Candidate(mem, score=score, direct={**parts, "fused": round(parts["fused"], 6)},
-                                      router=why, cosine=vec_scores.get(doc_id, 0.0))
-        stages.record("recall", use_vec or use_lex, t0, len(vec_ids) + len(lex_ids), len(cands),
-                      vector=len(vec_ids), lexical=len(lex_ids))
-
-        # 3. one-hop expansion from the top direct results
-        t0 = time.perf_counter()
-        added = merged = 0
-        if cfg.stage("expansion") and cands:
-            added, merged = self._expand(cands, cfg, ns, flt, now, qvec)
-        stages.record("expansion", cfg.stage("expansion"), t0, len(cands) - added, len(cands),
-                      added=added, merged=merged)
-
-        # 4. health and source weighting
-        t0 = time.perf_counter()
-        before = [c.memory.id for c in rank.order(list(cands.values()))[:5]]
-        if cfg.stage("health"):
-            for c in cands.values():
-                c.score *= weighting.health_multiplier(c.memory, cfg.health_floor)
-                c.health = weighting.health_why(c.memory, cfg.health_floor)
-        after_health = [c.memory.id for c in rank.order(list(cands.values()))[:k]]
-        if cfg.stage("source"):
-            for c in cands.values():
-                c.score *= c.memory.source_weight
-                c.source = weighting.source_why(c.memory)
-        after_source = [c.memory.id for c in rank.order(list(cands.values()))[:k]]
-        stages.record("weighting", cfg.stage("health") or cfg.stage("source"), t0, len(cands), len(cands),
-                      health_changed_top5=before != after_health[:5],
-                      source_reordered=after_health != after_source)
-
-        # 5. dedupe, rank, cut
-        t0 = time.perf_counter()
-        results, dropped = rank.top_k(list(cands.values()), k, cfg.dedupe_near_duplicates)
+        q = _Query(req.query, cfg, req.k or cfg.k, req.namespace, req.filters, self.clock())
+        trace = Trace()
+        named_tags, named_cats = self._route(q, trace)
+        recalled = self._recall(q, named_tags, named_cats, trace)
+        self._expansion(q, recalled, trace)
+        self._weigh(q, recalled.cands, trace)
+        results = self._rank(q, recalled.cands, trace)
         kinds = {"direct": 0, "related": 0, "direct+related": 0}
         for c in results:
             kinds[c.kind] += 1
-        stages.record("rank", True, t0, len(cands), len(results), near_duplicates_dropped=dropped)
-        trace = {"recipe": cfg.name, "k": k, "stages": stages.rows, "results_by_kind": kinds,
-                 "total_ms": round((time.perf_counter() - stages.started) * 1000, 3)}
-        return SearchOutcome(results, trace)
+        return SearchOutcome(results, {"recipe": cfg.name, "k": q.k, "stages": trace.rows,
+                                       "results_by_kind": kinds, "total_ms": trace.total_ms()})
+
+    def _route(self, q: _Query, trace: Trace) -> tuple[set[str], set[str]]:
+        """Router: the tags and categories the query names (they earn ``router_boost``)."""
+        named_tags: set[str] = set()
+        named_cats: set[str] = set()
+        with trace.stage("router", q.cfg.stage("router")) as row:
+            if q.cfg.stage("router"):
+                labels = router.label_candidates(q.text)
+                named_tags = {t for t, n in self.store.tag_counts(q.ns, labels).items() if n}
+                named_cats = {c for c, n in self.store.category_counts(q.ns, labels).items() if n}
+            row.counts(0, 0, filters=not q.flt.is_empty(), named_tags=sorted(named_tags),
+                       named_categories=sorted(named_cats))
+        return named_tags, named_cats
+
+    def _recall(self, q: _Query, named_tags: set[str], named_cats: set[str], trace: Trace) -> _Recalled:
+        """Hybrid recall: vector and lexical candidates, fused, router- and recency-adjusted."""
+        cfg, ns, flt, now = q.cfg, q.ns, q.flt, q.now
+        use_vec, use_lex = cfg.stage("vector"), cfg.stage("lexical")
+        with trace.stage("recall", use_vec or use_lex) as row:
+            qvec: np.ndarray | None = None
+            if use_vec or (cfg.stage("expansion") and cfg.expansion_similarity_mix > 0):
+                qvec = self.embedder.embed_query(q.text)
+            terms = tokenize(q.text)
+            vec_ids = self.store.vector_candidates(ns, qvec, cfg.recall_candidates, flt, now) if use_vec else []
+            stats = self.store.term_stats(ns, terms) if use_lex and terms else None
+            # The lexical pool is over-fetched and cut by graphmem's own BM25, so which memories enter
+            # does not depend on a store's full-text scoring (FTS5 and Lucene rank differently).
+            pool = (self.store.lexical_candidates(ns, recall.lookup_terms(terms, stats, cfg),
+                                                  cfg.recall_candidates * cfg.lexical_overfetch, flt, now)
+                    if stats else [])
+            docs = {i: m for i, m in self.store.get_memories(ns, [*vec_ids, *pool]).items()
+                    if flt.matches(m, now)}
+            bm25 = recall.bm25_scores(terms, docs, stats) if stats and docs else {}
+            lex_ids = recall.ranked({i: bm25[i] for i in pool if i in bm25}, cfg.recall_candidates)
+            keep = set(vec_ids) | set(lex_ids)
+            docs = {i: m for i, m in docs.items() if i in keep}
+            vec_scores = recall.cosine_scores(qvec, docs) if use_vec and qvec is not None else {}
+            lex_scores = {i: score for i, score in bm25.items() if i in docs} if use_lex else {}
+            cands: dict[str, Candidate] = {}
+            for doc_id, parts in recall.fuse(vec_scores, lex_scores, cfg).items():
+                mem = docs[doc_id]
+                boost, why = router.router_bonus(mem.tags, mem.category, named_tags, named_cats,
+                                                 cfg.router_boost)
+                score = parts["fused"] * boost * recall.recency_multiplier(mem.created_at, now, cfg)
+                cands[doc_id] = Candidate(mem, score=score, direct={**parts, "fused": round(parts["fused"], 6)},
+                                          router=why)
+            row.counts(len(vec_ids) + len(lex_ids), len(cands), vector=len(vec_ids), lexical=len(lex_ids))
+        return _Recalled(cands, qvec)
+
+    def _expansion(self, q: _Query, recalled: _Recalled, trace: Trace) -> None:
+        """One-hop expansion from the top direct results."""
+        cands = recalled.cands
+        with trace.stage("expansion", q.cfg.stage("expansion")) as row:
+            added = merged = 0
+            if q.cfg.stage("expansion") and cands:
+                added, merged = self._expand(cands, q.cfg, q.ns, q.flt, q.now, recalled.qvec)
+            row.counts(len(cands) - added, len(cands), added=added, merged=merged)
+
+    def _weigh(self, q: _Query, cands: dict[str, Candidate], trace: Trace) -> None:
+        """Health and source multipliers; the trace says whether each reordered the top."""
+        cfg = q.cfg
+        with trace.stage("weighting", cfg.stage("health") or cfg.stage("source")) as row:
+            before = [c.memory.id for c in rank.order(list(cands.values()))[:5]]
+            if cfg.stage("health"):
+                for c in cands.values():
+                    c.score *= weighting.health_multiplier(c.memory, cfg.health_floor)
+                    c.health = weighting.health_why(c.memory, cfg.health_floor)
+            after_health = [c.memory.id for c in rank.order(list(cands.values()))[:q.k]]
+            if cfg.stage("source"):
+                for c in cands.values():
+                    c.score *= c.memory.source_weight
+                    c.source = weighting.source_why(c.memory)
+            after_source = [c.memory.id for c in rank.order(list(cands.values()))[:q.k]]
+            row.counts(len(cands), len(cands), health_changed_top5=before != after_health[:5],
+                       source_reordered=after_health != after_source)
+
+    def _rank(self, q: _Query, cands: dict[str, Candidate], trace: Trace) -> list[Candidate]:
+        """Merge near-duplicates, order, cut to k."""
+        with trace.stage("rank", True) as row:
+            results, dropped = rank.top_k(list(cands.values()), q.k, q.cfg.dedupe_near_duplicates)
+            row.counts(len(cands), len(results), near_duplicates_dropped=dropped)
+        return results
 
     def _expand(self, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,
                 now: str, qvec: np.ndarray | None) -> tuple[int, int]:
@@ -164,7 +181,7 @@ class SearchPipeline:
                 cand.score += cfg.expansion_merge_bonus * score
                 merged += 1
             else:
-                fresh.append(Candidate(known[other], score=score, related=paths, cosine=cosines.get(other, 0.0)))
+                fresh.append(Candidate(known[other], score=score, related=paths))
         fresh = rank.order(fresh)[: cfg.expansion_max_added]
         for cand in fresh:
             cands[cand.memory.id] = cand
