@@ -116,6 +116,8 @@ class EdgeSettings:
 class StoreSettings:
     kind: str
     data_dir: str
+    sqlite_synchronous: str
+    sqlite_vector_log_keep: int
     neo4j_uri: str
     neo4j_user: str
     neo4j_password: str

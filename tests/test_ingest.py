@@ -182,3 +182,17 @@ def test_explicit_relations_are_degree_bounded(make_engine):
     with pytest.raises(ConflictError) as err:
         engine.relate("default", ids[0], ids[2], evidence)
     assert err.value.field == "from_id"
+
+
+def test_update_keeps_shares_tag_weights_exact(engine):
+    """Re-linking on update counts the memory's own tags once (issue 12, item 7): its SHARES_TAG
+    weights equal what rescore derives from the current tag counts, and stay put on repeated updates."""
+    ids = [engine.add({"content": f"Storage volume {name} is snapshotted nightly by the backup job",
+                       "tags": ["storage"]}).memory.id for name in ("alpha", "beta", "gamma")]
+    for round_ in range(2):
+        engine.update("default", ids[2], {"content": f"Storage volume gamma is snapshotted hourly (v{round_})"})
+        mine = {e.key: e.weight for e in engine.store.edges_of("default", [ids[2]], types=["SHARES_TAG"])}
+        assert len(mine) == 2
+        engine.rescore()
+        after = {e.key: e.weight for e in engine.store.edges_of("default", [ids[2]], types=["SHARES_TAG"])}
+        assert after == pytest.approx(mine, abs=1e-9), "update linked with a drifted tag count"

@@ -92,7 +92,9 @@ class Ingestor:
         usable = [t for t in mem.term_counts if df.get(t, 0) <= cfg.lexical_term_max_df]
         return sorted(usable, key=lambda t: (df.get(t, 0), t))[: cfg.lexical_query_terms]
 
-    def _link(self, mem: Memory) -> tuple[EdgePlan, str | None]:
+    def _link(self, mem: Memory, stored_tags: list[str] | tuple = ()) -> tuple[EdgePlan, str | None]:
+        """Edges for ``mem``; ``stored_tags`` are the tags it already holds in the store (on update),
+        which the stored tag counts already include."""
         candidates = self._candidates(mem)
         near_dup = None
         best = self.settings.ingest.near_duplicate_threshold
@@ -102,7 +104,8 @@ class Ingestor:
                 if cos > best:
                     best, near_dup = cos, other.id
         counts = self.store.tag_counts(mem.namespace, mem.tags)
-        tag_df = {t: counts.get(t, 0) + 1 for t in mem.tags}   # + the memory being linked
+        held = set(stored_tags)
+        tag_df = {t: counts.get(t, 0) + (t not in held) for t in mem.tags}   # + the memory, counted once
         proposals = propose_edges(mem, candidates, tag_df, self.settings.edges)
         endpoints = sorted({e.other(mem.id) for edges in proposals.values() for e in edges})
         existing: dict[str, list[Edge]] = {}
@@ -188,7 +191,7 @@ class Ingestor:
                 self.store.save_memory(mem, [], [])
                 return mem
             kept = self.store.edges_of(namespace, [memory_id], types=["RELATED"])
-            plan, near_dup = self._link(replace(mem))
+            plan, near_dup = self._link(replace(mem), stored_tags=current.tags)
             mem.near_duplicate_of = near_dup
             self.store.save_memory(mem, kept + plan.add, plan.remove, replace_edges=True)
             return mem

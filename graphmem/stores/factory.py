@@ -11,7 +11,7 @@ def open_store(cfg: StoreSettings) -> MemoryStore:
     if cfg.kind == "sqlite":
         from graphmem.stores.sqlite import SQLiteStore
 
-        return SQLiteStore(cfg.data_dir)
+        return SQLiteStore(cfg.data_dir, cfg.sqlite_synchronous, cfg.sqlite_vector_log_keep)
     if cfg.kind == "neo4j":
         from graphmem.stores.neo4j import Neo4jStore
 

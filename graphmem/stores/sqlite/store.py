@@ -18,6 +18,7 @@ import numpy as np
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, TermStats
 from graphmem.stores.base import iter_pages
+from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.vectors import VectorCache
 
 SCHEMA = Path(__file__).with_name("schema.sql").read_text()
@@ -25,6 +26,7 @@ _COLUMNS = ("namespace, id, content, content_hash, tags_json, category, source, 
             "created_at, updated_at, valid_until, expires_at, embedding, health, health_reasons_json, "
             "source_weight, term_counts_json, doc_length, near_duplicate_of, evidence_json")
 HEALTH_BINS = ("0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0")
+SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
 
 
 def health_bin(health: float) -> str:
@@ -66,7 +68,16 @@ def fts_query(terms: list[str]) -> str:
 class SQLiteStore:
     kind = "sqlite"
 
-    def __init__(self, data_dir: str | Path):
+    def __init__(self, data_dir: str | Path, synchronous: str = "FULL", vector_log_keep: int = 100_000):
+        """``synchronous``: FULL (default) syncs the WAL at every commit, so an acknowledged write
+        survives power loss; NORMAL is faster and can lose the last commits on power loss
+        (never on a process crash). ``vector_log_keep``: change-log rows kept (``vector_log``)."""
+        if synchronous.upper() not in SYNCHRONOUS:
+            raise StoreConfigError(f"store.sqlite_synchronous must be one of {', '.join(SYNCHRONOUS)}, "
+                                   f"not {synchronous!r}", field="store.sqlite_synchronous")
+        self.synchronous = synchronous.upper()
+        self.vector_log_keep = vector_log_keep
+        self._version_gate = vector_log.VersionGate()
         self.path = Path(data_dir) / "graphmem.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
@@ -82,7 +93,7 @@ class SQLiteStore:
         if conn is None:
             conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
             conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(f"PRAGMA synchronous = {self.synchronous}")
             self._local.conn = conn
             self._connections.append(conn)
         return conn
@@ -116,6 +127,7 @@ class SQLiteStore:
     def ensure_schema(self, model_id: str, dim: int) -> None:
         with self._write_lock:
             self.db.executescript(SCHEMA)
+            self.db.executescript(vector_log.SCHEMA)
             rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
             if "label_counts" not in rows:
                 self._backfill_label_counts()
@@ -127,7 +139,7 @@ class SQLiteStore:
                     f"{rows['model_id']!r}, but the configured model {model_id!r} has {dim} dimensions",
                     field="model")
         self.dim = dim
-        self.vectors = VectorCache(dim)
+        self.vectors = VectorCache(dim, applied=vector_log.last_seq(self.db))
 
     def _backfill_label_counts(self) -> None:
         """Stores written before ``label_counts`` existed: count once, then keep in step."""
@@ -144,6 +156,7 @@ class SQLiteStore:
             conn.close()
         self._connections.clear()
         self._local = threading.local()
+        self._version_gate.seen.clear()
 
     def ping(self) -> bool:
         return self.db.execute("SELECT 1").fetchone()[0] == 1
@@ -206,36 +219,44 @@ class SQLiteStore:
         if mem.embedding is not None and self.dim and np.asarray(mem.embedding).shape != (self.dim,):
             raise ValidationError(f"embedding has shape {np.asarray(mem.embedding).shape}; this store "
                                   f"holds {self.dim}-dim vectors", field="embedding")
-        with self._write() as db:
-            self._remove_row(db, mem.namespace, mem.id)
-            if replace_edges:
-                self._delete_edges_of(db, mem.namespace, mem.id)
-            cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 21)})", (
-                mem.namespace, mem.id, mem.content, mem.content_hash, json.dumps(mem.tags), mem.category,
-                mem.source, mem.reason, json.dumps(mem.metadata), mem.created_at, mem.updated_at,
-                mem.valid_until, mem.expires_at,
-                None if mem.embedding is None else np.asarray(mem.embedding, dtype=np.float32).tobytes(),
-                mem.health, mem.health_reasons_json(), mem.source_weight, json.dumps(mem.term_counts),
-                mem.doc_length, mem.near_duplicate_of,
-                None if mem.evidence is None else json.dumps(mem.evidence)))
-            terms_text = " ".join(t for t, n in mem.term_counts.items() for _ in range(n))
-            db.execute("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", (cur.lastrowid, terms_text))
-            db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
-                           [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
-            self._adjust_counts(db, mem.namespace, mem.term_counts, mem.tags, mem.category, +1)
-            self._apply_edges(db, add_edges, remove_edges)
-        if self.vectors is not None:
-            if mem.embedding is None:
-                self.vectors.remove(mem.namespace, mem.id)
-            else:
-                self.vectors.upsert(mem.namespace, mem.id, np.asarray(mem.embedding, dtype=np.float32))
+        with self._write_lock:   # commit and cache update in one critical section: applied in commit order
+            with self._write() as db:
+                self._remove_row(db, mem.namespace, mem.id)
+                if replace_edges:
+                    self._delete_edges_of(db, mem.namespace, mem.id)
+                cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 21)})", (
+                    mem.namespace, mem.id, mem.content, mem.content_hash, json.dumps(mem.tags), mem.category,
+                    mem.source, mem.reason, json.dumps(mem.metadata), mem.created_at, mem.updated_at,
+                    mem.valid_until, mem.expires_at,
+                    None if mem.embedding is None else np.asarray(mem.embedding, dtype=np.float32).tobytes(),
+                    mem.health, mem.health_reasons_json(), mem.source_weight, json.dumps(mem.term_counts),
+                    mem.doc_length, mem.near_duplicate_of,
+                    None if mem.evidence is None else json.dumps(mem.evidence)))
+                terms_text = " ".join(t for t, n in mem.term_counts.items() for _ in range(n))
+                db.execute("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", (cur.lastrowid, terms_text))
+                db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
+                               [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
+                self._adjust_counts(db, mem.namespace, mem.term_counts, mem.tags, mem.category, +1)
+                self._apply_edges(db, add_edges, remove_edges)
+                seq = vector_log.record(db, mem.namespace, mem.id, self.vector_log_keep)
+            self._apply_vector(mem.namespace, mem.id, mem.embedding, seq)
+
+    def _apply_vector(self, namespace: str, memory_id: str, embedding, seq: int) -> None:
+        if self.vectors is None:
+            return
+        if embedding is None:
+            self.vectors.remove(namespace, memory_id)
+        else:
+            self.vectors.upsert(namespace, memory_id, np.asarray(embedding, dtype=np.float32))
+        self.vectors.applied_own(seq)
 
     def delete_memory(self, namespace: str, memory_id: str) -> bool:
-        with self._write() as db:
-            existed = self._remove_row(db, namespace, memory_id)
-            self._delete_edges_of(db, namespace, memory_id)
-        if self.vectors is not None:
-            self.vectors.remove(namespace, memory_id)
+        with self._write_lock:
+            with self._write() as db:
+                existed = self._remove_row(db, namespace, memory_id)
+                self._delete_edges_of(db, namespace, memory_id)
+                seq = vector_log.record(db, namespace, memory_id, self.vector_log_keep)
+            self._apply_vector(namespace, memory_id, None, seq)
         return existed
 
     def update_health(self, namespace: str, updates: list[tuple[str, float, list, float]]) -> int:
@@ -330,6 +351,8 @@ class SQLiteStore:
     def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
                           flt: MemoryFilter, now_iso: str) -> list[str]:
         assert self.vectors is not None, "ensure_schema() first"
+        if self._version_gate.changed(self.db):       # another connection or process committed
+            self.vectors.catch_up(self.db)
         matrix = self.vectors.get(namespace, self._load_vectors)
         allowed = None
         needs_sql = not flt.is_empty() or (not flt.include_expired and self.db.execute(

@@ -1,0 +1,47 @@
+"""A running engine sees another process's writes to the same embedded store (issue 12, item 2).
+
+The engine here loads its namespace's vector matrix first; then ``graphmem import`` and
+``graphmem delete`` run as separate processes on the same data dir. The imported memory, which
+matches the query only by meaning, must be a direct vector hit, and the deleted one must leave
+vector recall, without a restart."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from graphmem.model import MemoryFilter
+
+WALRUS = "The walrus database snapshots its volumes every six hours."
+QUERY = "backup frequency of storage"
+FILLER = ["Deploys of the billing service go through the blue-green pipeline",
+          "The search team prefers short standups on Mondays",
+          "Payment webhooks are retried with exponential backoff",
+          "Our office plants are watered on Fridays by the facilities team"]
+
+
+def cli(data_dir, *args, input_text: str | None = None) -> str:
+    done = subprocess.run([sys.executable, "-m", "graphmem", "--data-dir", str(data_dir), *args],
+                          input=input_text, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_other_process_writes_reach_vector_recall(engine, tmp_path):
+    data_dir = engine.settings.store.data_dir
+    for text in FILLER:
+        engine.add({"content": text})
+    first = engine.search(QUERY, recipe="vector")
+    assert first["results"] and len(engine.store.vectors.namespaces["default"]) == len(FILLER)
+
+    line = json.dumps({"id": "walrus", "content": WALRUS, "tags": ["storage"]})
+    cli(data_dir, "import", "-", input_text=line + "\n")
+    hits = engine.search(QUERY, recipe="vector", k=3)["results"]
+    assert hits[0]["id"] == "walrus" and hits[0]["kind"] == "direct", [h["id"] for h in hits]
+
+    vector = engine.embedder.embed_query(QUERY)
+    cli(data_dir, "delete", "walrus")
+    found = engine.store.vector_candidates("default", vector, 10, MemoryFilter(), engine.clock())
+    assert "walrus" not in found and len(found) == len(FILLER)
+    assert all(h["id"] != "walrus" for h in engine.search(QUERY, recipe="vector")["results"])
