@@ -2,7 +2,8 @@
 
 - insert cost per memory (one `add` at a time: embed + dedupe + link + save) measured at
   1k and 50k stored memories; the ratio must stay under 1.5 (degree-bounded, index-driven linking);
-- search latency p50/p95 at 10k and 100k memories with each stage's share.
+- search latency p50/p95 at 10k and 100k memories with each stage's share, every query embedded
+  live (the cache serves only the bulk corpus).
 
 Usage: python bench/bench_engine.py [--sizes 1000,10000,50000,100000] [--out bench/results/engine.json]
        [--embed-cache PATH]   (probe texts differ per checkpoint, so probe inserts always embed)
@@ -22,16 +23,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import make_memories, make_queries  # noqa: E402
+from bench.live_query import LiveQueryEmbedder  # noqa: E402
+from bench.meta import pct, run_facts  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def measure_inserts(engine: Graphmem, probes: list[dict]) -> dict:
@@ -73,12 +71,15 @@ def main() -> None:
     search_at = {int(s) for s in args.search_at.split(",")}
     ensure_model()
     data_dir = tempfile.mkdtemp(prefix="graphmem-bench-")
+    live = load_embedder()
+    docs = load_embedder(cache_path=args.embed_cache) if args.embed_cache else live
     engine = Graphmem(load_settings(overrides={"store": {"data_dir": data_dir}}, use_env=False),
-                      SQLiteStore(data_dir), load_embedder(cache_path=args.embed_cache))
+                      SQLiteStore(data_dir), LiveQueryEmbedder(docs, live))
     corpus = make_memories(max(sizes))
     probe_base = make_memories(200, seed=99)
     queries = make_queries(200)
-    report: dict = {"store": "sqlite", "inserts": {}, "search": {}, "load_seconds": {}}
+    report: dict = {"facts": run_facts(), "query_embedding": "live", "store": "sqlite", "inserts": {},
+                    "search": {}, "load_seconds": {}}
     loaded = 0
     for size in sizes:
         t0 = time.perf_counter()

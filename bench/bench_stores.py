@@ -20,8 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_engine import pct  # noqa: E402
 from bench.corpus import make_memories, make_queries  # noqa: E402
+from bench.live_query import LiveQueryEmbedder  # noqa: E402
+from bench.meta import pct, run_facts  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
@@ -54,14 +55,16 @@ def main() -> None:
     args = parser.parse_args()
     ensure_model()
     tmp = Path(tempfile.mkdtemp(prefix="graphmem-stores-"))
-    embedder = load_embedder(cache_path=tmp / "embeddings.sqlite")
+    live = load_embedder()
+    embedder = LiveQueryEmbedder(load_embedder(cache_path=tmp / "embeddings.sqlite"), live)
     corpus = make_memories(args.n, namespace="")
     for item in corpus:
         item.pop("namespace")
     embedder.embed_documents([m["content"] for m in corpus])          # warm the shared cache
     queries = make_queries(args.queries)
     settings = load_settings(overrides={"store": {"data_dir": str(tmp / "sqlite")}}, use_env=False)
-    report = {"n": args.n, "queries": len(queries)}
+    report = {"facts": run_facts(), "query_embedding": "live in both stores", "n": args.n,
+              "queries": len(queries)}
     report["sqlite"] = run(Graphmem(settings, SQLiteStore(tmp / "sqlite"), embedder), "bench", corpus, queries)
     print(json.dumps(report), flush=True)
     neo = Neo4jStore(os.environ.get("GRAPHMEM_NEO4J_URI", "bolt://127.0.0.1:7687"),

@@ -1,0 +1,111 @@
+"""graphmem search against its floor, in one run (issue 17).
+
+The floor is the same work done bare: embed the query (live, no cache), one exact dot product
+over the namespace's float32 matrix, one FTS5 bm25 query over the same tokens. graphmem's search
+(every stage on, k=10) runs on the same corpus with the query also embedded live. Passes alternate
+floor / graphmem and repeat, so the ratio holds on any machine, busy or quiet.
+
+Usage: python bench/floor.py [--sizes 10000] [--queries 200] [--repeats 3]
+       [--embed-cache /tmp/emb.sqlite] [--out bench/results/floor.json]
+The embedding cache only serves the corpus (documents); queries are always embedded live.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import make_memories, make_queries  # noqa: E402
+from bench.live_query import LiveQueryEmbedder  # noqa: E402
+from bench.meta import latency_summary, run_facts, summarize_runs, time_calls  # noqa: E402
+from graphmem.config import load_settings  # noqa: E402
+from graphmem.embedding.embedder import Embedder, load_embedder  # noqa: E402
+from graphmem.embedding.prepare import ensure_model  # noqa: E402
+from graphmem.engine import Graphmem  # noqa: E402
+from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from graphmem.text import tokenize  # noqa: E402
+
+POOL = 100  # candidates the floor fetches per channel (graphmem's default recall pool is of this order)
+
+
+class Floor:
+    """Bare vector + full-text search over the same corpus: the least any hybrid search must do."""
+
+    def __init__(self, embedder: Embedder, corpus: list[dict], vectors: np.ndarray) -> None:
+        self.embedder = embedder
+        self.matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE t USING fts5(terms, tokenize='unicode61')")
+        self.db.executemany("INSERT INTO t (rowid, terms) VALUES (?, ?)",
+                            ((i, " ".join(tokenize(m["content"]))) for i, m in enumerate(corpus)))
+
+    def search(self, text: str) -> tuple[np.ndarray, list]:
+        qvec = self.embedder.embed_query(text)
+        scores = self.matrix @ qvec
+        top = np.argpartition(-scores, POOL)[:POOL]
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(tokenize(text)))
+        rows = self.db.execute("SELECT rowid, bm25(t) FROM t WHERE t MATCH ? ORDER BY rank LIMIT ?",
+                               (match, POOL)).fetchall() if match else []
+        return top, rows
+
+
+def measure(size: int, corpus: list[dict], queries: list[str], cached: Embedder, live: Embedder,
+            repeats: int, data_dir: Path) -> dict:
+    items = [{k: v for k, v in m.items() if k != "namespace"} for m in corpus[:size]]
+    vectors = cached.embed_documents([m["content"] for m in items])
+    settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
+    engine = Graphmem(settings, SQLiteStore(data_dir), LiveQueryEmbedder(cached, live))
+    for start in range(0, size, 500):
+        engine.add_batch(items[start:start + 500], "bench")
+    floor = Floor(live, items, vectors)
+    graphmem_search = lambda q: engine.search_outcome(q, "bench", 10)  # noqa: E731
+    for q in queries[:10]:                       # warm plans, caches, the matrix load
+        floor.search(q)
+        graphmem_search(q)
+    runs = []
+    for _ in range(repeats):
+        f = latency_summary(time_calls(floor.search, queries))
+        g = latency_summary(time_calls(graphmem_search, queries))
+        runs.append({"floor_p50_ms": f["p50_ms"], "floor_p95_ms": f["p95_ms"],
+                     "graphmem_p50_ms": g["p50_ms"], "graphmem_p95_ms": g["p95_ms"],
+                     "ratio_p50": g["p50_ms"] / f["p50_ms"], "ratio_p95": g["p95_ms"] / f["p95_ms"]})
+    engine.close()
+    return {"runs": runs, "summary": summarize_runs(runs)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10000")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--embed-cache", default=None, help="SQLite embedding cache for the corpus")
+    parser.add_argument("--out", default="bench/results/floor.json")
+    args = parser.parse_args()
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    report: dict = {"facts": run_facts(), "queries": args.queries, "repeats": args.repeats,
+                    "query_embedding": "live (every query embedded by the model, in both floor and graphmem)",
+                    "sizes": {}}
+    ensure_model()
+    live = load_embedder()
+    cached = load_embedder(cache_path=args.embed_cache) if args.embed_cache else live
+    corpus = make_memories(max(sizes))
+    queries = make_queries(args.queries)
+    with tempfile.TemporaryDirectory(prefix="graphmem-floor-") as tmp:
+        for size in sizes:
+            report["sizes"][size] = measure(size, corpus, queries, cached, live, args.repeats,
+                                            Path(tmp) / str(size))
+            print(json.dumps({size: report["sizes"][size]["summary"]}), flush=True)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
