@@ -12,6 +12,14 @@ values now in defaults.toml.
 
     PYTHONPATH=. python bench/tune_eval.py --dataset both --grid quick
     PYTHONPATH=. python bench/tune_eval.py --dataset locomo --only conv-26 --grid full
+
+The honest protocol (``--cv``): leave-one-conversation-out over locomo-dev. Every grid point
+of every family (lexical, vector, hybrid, hybrid_expansion, default) answers every query once;
+each fold then picks, per family, the grid point best on the other four conversations and
+scores it on the fifth. Held-out means, bootstrap intervals, paired differences and every
+grid point's per-conversation means go to ``--output`` (default bench/results/cv/<name>.json):
+
+    PYTHONPATH=. python bench/tune_eval.py --cv --grid cv --name minilm
 """
 
 from __future__ import annotations
@@ -31,8 +39,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from graphmem.eval import metrics as M  # noqa: E402
+from graphmem.eval.cv_report import build_cv_report, print_cv  # noqa: E402
 from graphmem.eval.dataset import locomo_dir  # noqa: E402
-from graphmem.eval.report import query_metrics  # noqa: E402
+from graphmem.eval.provenance import provenance  # noqa: E402
+from graphmem.eval.report import coverage_metrics, query_metrics  # noqa: E402
 from graphmem.eval.runner import EvalOptions, evaluate, run_config  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "agent_memory"
@@ -96,8 +106,25 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
                       "expansion_seeds": 10}
             rows.append((f"router_boost={boost} bonus={bonus} decay={decay} seeds=10", "default", params))
         rows += [(f"hybrid router_boost={b}", "hybrid", {**TUNED, "router_boost": b}) for b in (0.25, 0.5)]
+    elif name == "cv":
+        return cv_grid(moves)
     elif name != "ladder":
         raise SystemExit(f"unknown grid {name!r}")
+    return rows
+
+
+def cv_grid(moves: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str, dict[str, Any]]]:
+    """Per family: the shipped point first (no overrides = graphmem/defaults.toml, the
+    tie-break winner), then one-knob moves that apply to it."""
+    first_stage = {"fusion", "rrf_k", "vector_weight", "lexical_weight", "router_boost", "recall_candidates"}
+    rows: list[tuple[str, str, dict[str, Any]]] = [("lexical", "lexical", {}), ("vector", "vector", {}),
+                                                   ("vector router_boost=0", "vector", {"router_boost": 0.0})]
+    for family in ("hybrid", "hybrid_expansion", "default"):
+        rows.append((family, family, {}))
+        for label, move in moves:
+            if family == "hybrid" and not set(move) <= first_stage:
+                continue
+            rows.append((f"{family}, {label}", family, move))
     return rows
 
 
@@ -145,15 +172,77 @@ def score(runs, dataset, relevance, hard: tuple[str, Any], k: int = 10) -> dict[
             "low_health_above_relevant_top3": sum(m["low_health_above_relevant_top3"] for m in per)}
 
 
+CV_METRICS = ("recall@5", "recall@10", "ndcg@10", "mrr", "answer@5", "answer@10", "context_tokens@5",
+              "context_tokens@10")
+
+
+def run_cv(args: argparse.Namespace) -> None:
+    """Leave-one-conversation-out over locomo-dev (see the module docstring)."""
+    ds = datasets("locomo", args.only)[0]
+    grid_spec = search_grid(args.grid)
+    grid: dict[str, dict[str, dict[str, float]]] = {}
+    families: dict[str, list[str]] = {}
+    meta: dict[str, Any] = {}
+    for edge_label, edges in EDGE_GRIDS[args.edges]:
+        def on_engine(engine, dataset, relevance, edge_label=edge_label) -> None:
+            contents = {m["id"]: m["content"] for m in dataset.memories}
+            meta["groups"] = {}
+            meta["categories"] = {}
+            for q in dataset.queries:
+                meta["groups"].setdefault(q.fields["conversation"], []).append(q.id)
+                meta["categories"].setdefault(str(q.fields.get("category_name", q.fields.get("category"))),
+                                              set()).add(q.id)
+            meta["settings"] = engine.settings.raw
+            for label, recipe, params in grid_spec:
+                full = label if len(EDGE_GRIDS[args.edges]) == 1 else f"{edge_label} / {label}"
+                t0 = time.perf_counter()
+                runs = run_config(engine, dataset, recipe, 10, params)
+                grid[full] = {r.query_id: {**query_metrics(r, relevance[r.query_id], 10, 10),
+                                           **coverage_metrics(r, contents, q.fields.get("answer", ""))}
+                              for r, q in zip(runs, dataset.queries, strict=True)}
+                families.setdefault(recipe, []).append(full)
+                print(f"{full}: R@10 {M.mean([m['recall@10'] for m in grid[full].values()]):.4f} "
+                      f"({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
+
+        model = {"name": args.model} if args.model else {}
+        options = EvalOptions(memories=ds["memories"], queries=ds["queries"], scope=ds["scope"],
+                              recipes=["hybrid"],
+                              only_namespaces=ds["only"], limit_queries=args.limit_queries,
+                              ingest_overrides={"edges": edges}, progress=False, cache_queries=True,
+                              model_override=model)
+        evaluate(options, on_engine=on_engine)
+    report = build_cv_report(grid, families, meta["groups"], meta["categories"], CV_METRICS, args.objective,
+                             n_boot=args.bootstrap)
+    report = {"provenance": provenance([ds["memories"], ds["queries"]], meta["settings"],
+                                       "python " + " ".join(sys.argv)),
+              "name": args.name, "model": args.model or meta["settings"]["model"]["name"],
+              "grid_spec": {"grid": args.grid, "edges": args.edges,
+                            "points": [[lb, r, p] for lb, r, p in grid_spec],
+                            "edge_variants": dict(EDGE_GRIDS[args.edges])}, **report}
+    print_cv(report)
+    out = args.output or ROOT / "bench" / "results" / "cv" / f"{args.name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"wrote {out}", file=sys.stderr)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
-    ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router"], default="quick")
+    ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv"], default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")
     ap.add_argument("--limit-queries", type=int)
     ap.add_argument("--output", type=Path, help="Also write the rows as JSON here")
+    ap.add_argument("--cv", action="store_true", help="leave-one-conversation-out over locomo-dev")
+    ap.add_argument("--name", default="default", help="--cv: report name (bench/results/cv/<name>.json)")
+    ap.add_argument("--model", help="--cv: embedding model name (a [model] choice)")
+    ap.add_argument("--objective", default="recall@10", help="--cv: metric each fold tunes for")
+    ap.add_argument("--bootstrap", type=int, default=2000, help="--cv: bootstrap resamples")
     args = ap.parse_args()
+    if args.cv:
+        run_cv(args)
+        return
 
     rows: list[dict[str, Any]] = []
     grid = search_grid(args.grid)

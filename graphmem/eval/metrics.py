@@ -21,6 +21,8 @@ are grade 1. Conventions, chosen to match trec_eval so numbers compare with pape
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 
 Result = str | Collection[str]
@@ -133,3 +135,42 @@ def mean(values: Sequence[float]) -> float:
 def relative_lift(new: float, base: float) -> float | None:
     """(new - base) / base; None when the base is 0 (a lift from nothing is undefined)."""
     return None if base == 0 else (new - base) / base
+
+
+# -- answer coverage -------------------------------------------------------------------------
+# Does the context an agent receives contain the answer? SQuAD-style normalisation (case,
+# punctuation and articles folded), then: a short answer must occur as a phrase in the
+# concatenated contents; a long one needs ``long_share`` of its content tokens present.
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = re.compile(r"[^\w\s]")
+_LLM_TOKEN = re.compile(r"\w+|[^\w\s]")
+_COVERAGE_STOP = frozenset(
+    "a an the and or of to in on at for with by from is was are were be it its that this as".split())
+
+
+def normalize_answer(text: str) -> str:
+    """Lower-case, punctuation to spaces, articles dropped, whitespace folded."""
+    folded = _PUNCT.sub(" ", unicodedata.normalize("NFKC", str(text)).casefold())
+    return " ".join(_ARTICLES.sub(" ", folded).split())
+
+
+def answer_covered(answer: str, contents: Sequence[str], long_words: int = 4, long_share: float = 0.8) -> bool:
+    """True when the gold ``answer`` is in the concatenated ``contents``: as a whole phrase
+    for answers of fewer than ``long_words`` content tokens, else by >= ``long_share`` of
+    its (distinct) content tokens. An empty answer is never covered."""
+    gold = normalize_answer(answer)
+    if not gold:
+        return False
+    context = " " + normalize_answer(" ".join(contents)) + " "
+    words = [w for w in dict.fromkeys(gold.split()) if w not in _COVERAGE_STOP]
+    if len(words) < long_words:
+        return f" {gold} " in context
+    present = set(context.split())
+    return sum(w in present for w in words) / len(words) >= long_share
+
+
+def context_tokens(contents: Sequence[str]) -> int:
+    """Approximate LLM tokens of the context: words and punctuation marks (regex), a
+    tokenizer-free stand-in that is stable across models."""
+    return sum(len(_LLM_TOKEN.findall(c)) for c in contents)

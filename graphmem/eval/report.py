@@ -50,6 +50,17 @@ def query_metrics(run: QueryRun, relevance: dict[str, float], k: int, depth: int
     return out
 
 
+def coverage_metrics(run: QueryRun, contents: dict[str, str], answer: Any,
+                     ks: tuple[int, ...] = (5, 10)) -> dict[str, float]:
+    """Answer coverage and context size of the top k (what an agent would be handed)."""
+    out: dict[str, float] = {}
+    for k in ks:
+        texts = [contents.get(r["id"], "") for r in run.results[:k]]
+        out[f"answer@{k}"] = float(M.answer_covered(str(answer), texts))
+        out[f"context_tokens@{k}"] = float(M.context_tokens(texts))
+    return out
+
+
 def _aggregate(rows: list[dict[str, float]]) -> dict[str, float]:
     if not rows:
         return {"n": 0}
@@ -82,8 +93,14 @@ def build_report(run: EvalRun) -> dict[str, Any]:
     k, depth = opts.k, max(opts.k, opts.depth)
     queries = run.dataset.queries
     configs: dict[str, Any] = {}
+    answers = [q.fields.get("answer") for q in queries]
+    contents = {m["id"]: m["content"] for m in run.dataset.memories} if all(
+        a is not None for a in answers) and answers else None
     for name, qruns in run.runs.items():
         per_query = [query_metrics(r, run.relevance[r.query_id], k, depth) for r in qruns]
+        if contents is not None:
+            for row, r, answer in zip(per_query, qruns, answers, strict=True):
+                row.update(coverage_metrics(r, contents, answer))
         overall, curve = _split_curve(_aggregate(per_query))
         by: dict[str, dict[str, dict[str, float]]] = {}
         for fld in opts.by:

@@ -67,6 +67,7 @@ class EvalOptions:
     store_settings: StoreSettings | None = None           # connection details for --store neo4j
     ingest_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)   # e.g. {"edges": {...}}
     cache_queries: bool = False       # True (tuning): queries from the cache too; latency then omits the model
+    model_override: dict[str, str] = field(default_factory=dict)   # [model] keys, e.g. {"name": ...}
 
 
 @dataclass
@@ -266,6 +267,10 @@ def evaluate(options: EvalOptions,
     before it is closed."""
     settings, known = load_configurations(options.config)
     settings = apply_ingest_overrides(settings, options.ingest_overrides)
+    if options.model_override:
+        data = copy.deepcopy(settings.raw)
+        data["model"].update(options.model_override)
+        settings = replace(settings_from_dict(data), recipes=settings.recipes)
     configs = select(known, options.recipes)
     temp = options.data_dir is None
     data_dir = Path(tempfile.mkdtemp(prefix="graphmem-eval-")) if temp else Path(options.data_dir)
