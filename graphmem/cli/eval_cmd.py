@@ -48,6 +48,7 @@ def eval_(cli: CliContext, memories, queries, scope, config_path, recipes, k, de
           limit_queries, only_namespaces, by, store_dir, embedding_cache, plots, progress, output) -> None:
     """Evaluate retrieval on labelled queries: every configuration on one fresh store."""
     from graphmem.embedding.embedder import ModelNotPreparedError
+    from graphmem.eval.provenance import provenance
     from graphmem.eval.report import build_report, plot_all, print_tables, write_json
     from graphmem.eval.runner import EvalOptions, evaluate
 
@@ -63,6 +64,9 @@ def eval_(cli: CliContext, memories, queries, scope, config_path, recipes, k, de
         raise click.ClickException(str(exc)) from exc
     report = build_report(run)
     report["command"] = "graphmem " + shlex.join(sys.argv[1:])     # how to reproduce this report
+    report["provenance"] = provenance([memories, queries], {"settings": run.effective_settings,
+                                                            "recipes": report["settings"]["recipes"]},
+                                      report["command"])
     output.mkdir(parents=True, exist_ok=True)
     write_json(report, output / "report.json")
     console = Console()

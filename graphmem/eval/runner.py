@@ -204,6 +204,7 @@ class EvalRun:
     runs: dict[str, list[QueryRun]]
     relevance: dict[str, dict[str, float]]   # query id -> stored-id relevance
     store_stats: dict[str, Any]
+    effective_settings: dict[str, Any] = field(default_factory=dict)   # the store's settings (provenance)
 
 
 class QueryThroughModel:
@@ -298,4 +299,4 @@ def evaluate(options: EvalOptions,
         engine.close()
         if temp:
             shutil.rmtree(data_dir, ignore_errors=True)
-    return EvalRun(options, dataset, summary, configs, runs, relevance, stats)
+    return EvalRun(options, dataset, summary, configs, runs, relevance, stats, settings.raw)
