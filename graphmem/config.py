@@ -133,6 +133,16 @@ class ApiSettings:
 
 
 @dataclass(frozen=True)
+class McpSettings:
+    """The MCP server: its HTTP port and how much one tool result may hold (context windows are small)."""
+
+    port: int
+    compact_content_chars: int
+    max_result_chars: int
+    neighbors_limit: int
+
+
+@dataclass(frozen=True)
 class ModelSettings:
     name: str
     dir: str
@@ -195,6 +205,7 @@ class Settings:
     store: StoreSettings
     model: ModelSettings
     api: ApiSettings
+    mcp: McpSettings
     search: SearchConfig
     recipes: dict[str, SearchConfig] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -270,6 +281,7 @@ def settings_from_dict(data: dict) -> Settings:
         store=_build(StoreSettings, data["store"], "store"),
         model=_build(ModelSettings, data["model"], "model"),
         api=_build(ApiSettings, data["api"], "api"),
+        mcp=_build(McpSettings, data["mcp"], "mcp"),
         search=base_search,
         recipes=recipes,
         raw=data,

@@ -41,3 +41,7 @@ main.add_command(export_command)
 from graphmem.cli.serve_cmd import serve  # noqa: E402
 
 main.add_command(serve)
+
+from graphmem.cli.mcp_cmd import mcp as mcp_command  # noqa: E402
+
+main.add_command(mcp_command)

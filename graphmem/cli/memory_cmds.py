@@ -12,6 +12,7 @@ from rich.table import Table
 from graphmem.cli.context import CliContext, pass_cli
 from graphmem.errors import GraphmemError
 from graphmem.retrieval.request import parse_filters
+from graphmem.retrieval.why_text import why_parts
 
 console = Console()
 
@@ -96,19 +97,7 @@ def delete(cli: CliContext, memory_id, namespace) -> None:
 
 
 def _why_text(why: dict) -> str:
-    parts = []
-    direct = why.get("direct")
-    if direct:
-        chans = [f"{name} #{direct[name]['rank']} ({direct[name]['score']:.3f})"
-                 for name in ("vector", "lexical") if name in direct]
-        parts.append("direct: " + ", ".join(chans))
-    for path in why.get("related", [])[:2]:
-        detail = path["reason"].get("tags") or path["reason"].get("terms") or path["reason"].get("category")
-        parts.append(f"via {path['seed'][:24]} {path['edge']} w={path['weight']:.2f} {detail}")
-    health = why.get("health", {})
-    if health.get("penalties"):
-        parts.append("health " + ", ".join(p["rule"] for p in health["penalties"]))
-    return "\n".join(parts)
+    return "\n".join(why_parts(why))
 
 
 @click.command()

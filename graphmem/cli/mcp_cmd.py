@@ -1,0 +1,56 @@
+"""``graphmem mcp``: the MCP server over stdio (default) or streamable HTTP (``--http``)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+
+import click
+
+from graphmem.cli.context import CliContext, pass_cli
+from graphmem.cli.serve_cmd import configure_logging, is_loopback
+from graphmem.errors import GraphmemError
+
+
+@click.command()
+@click.option("--namespace", "-n", default=None,
+              help="Namespace used when a tool call names none (default: 'default', or the key's only one).")
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP at /mcp instead of stdio.")
+@click.option("--host", default=None, help="HTTP bind address (default [api].host = 127.0.0.1).")
+@click.option("--port", type=int, default=None, help="HTTP port (default [mcp].port).")
+@pass_cli
+def mcp(cli: CliContext, namespace: str | None, use_http: bool, host: str | None, port: int | None) -> None:
+    """Run graphmem as an MCP server for agents (Claude Code, Claude Desktop, Cursor, ...)."""
+    import anyio
+
+    from graphmem.api.auth import Keyring
+    from graphmem.ingest.validate import validate_namespace
+    from graphmem.mcp.server import GraphmemMcp
+
+    configure_logging(logging.INFO if use_http else logging.WARNING)
+    try:
+        settings = cli.settings()
+        if namespace is not None:
+            validate_namespace(namespace)
+        keyring = Keyring.from_settings(settings, os.environ) if use_http else None
+    except GraphmemError as exc:
+        raise click.ClickException(f"{exc.code}: {exc.message}") from exc
+    host = host or settings.api.host
+    if use_http and not keyring and not is_loopback(host):
+        raise click.ClickException(
+            f"refusing to listen on {host!r} without API keys: anyone who can reach it could read and write "
+            "every namespace. Configure [api].keys or GRAPHMEM_API_KEYS, or bind to 127.0.0.1.")
+    with contextlib.redirect_stdout(sys.stderr):     # stdout is the protocol's wire: nothing else on it
+        engine = cli.engine()
+    try:
+        server = GraphmemMcp(engine, namespace, keyring)
+        if use_http:
+            from graphmem.mcp.http import serve_http
+
+            serve_http(server, host, settings.mcp.port if port is None else port)
+        else:
+            anyio.run(server.run_stdio)
+    finally:
+        engine.close()

@@ -1,0 +1,121 @@
+"""Real `graphmem mcp` processes driven by the SDK's own clients, from synchronous tests.
+
+A blocking portal runs the SDK's async client in a background event loop, so one server
+process serves every test of a module (the model loads once per process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "e2e_agent.jsonl"
+BILLING_QUERY = "How do I ship a new release of the billing service?"
+
+
+def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """This environment, minus settings that would point the server at another store or config."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GRAPHMEM_CONFIG", "GRAPHMEM_DATA_DIR",
+                                                            "GRAPHMEM_STORE", "GRAPHMEM_API_KEYS")}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return {**env, **(extra or {})}
+
+
+def mcp_args(data_dir: Path, config: Path | None = None, *extra: str) -> list[str]:
+    args = ["-m", "graphmem", "--data-dir", str(data_dir), "--store", "sqlite"]
+    if config is not None:
+        args += ["--config", str(config)]
+    return [*args, "mcp", *extra]
+
+
+class SyncClient:
+    """The SDK client's calls, made from sync code through the portal."""
+
+    def __init__(self, portal: BlockingPortal, client: Client):
+        self.portal, self.client = portal, client
+
+    def list_tools(self) -> list[Any]:
+        return self.portal.call(self.client.list_tools).tools
+
+    def call(self, name: str, args: dict[str, Any]) -> Any:
+        return self.portal.call(self.client.call_tool, name, args)
+
+    def ok(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        result = self.call(name, args)
+        assert not result.is_error, result.content[0].text
+        assert json.loads(result.content[0].text) == result.structured_content
+        return result.structured_content
+
+    def error(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        result = self.call(name, args)
+        assert result.is_error, f"{name} {args} should fail: {result.content[0].text}"
+        return json.loads(result.content[0].text)["error"]
+
+
+@contextlib.contextmanager
+def stdio_client(data_dir: Path, config: Path | None = None, *extra: str) -> Iterator[SyncClient]:
+    params = StdioServerParameters(command=sys.executable, args=mcp_args(data_dir, config, *extra),
+                                   env=server_env(), cwd=str(ROOT))
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(params)) as client:
+        yield SyncClient(portal, client)
+
+
+@contextlib.contextmanager
+def http_client(url: str, key: str | None) -> Iterator[SyncClient]:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+
+    @contextlib.asynccontextmanager
+    async def connect():
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+            async with Client(streamable_http_client(url, http_client=http)) as client:
+                yield client
+
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(connect()) as client:
+        yield SyncClient(portal, client)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def http_server(data_dir: Path, env: dict[str, str], *extra: str) -> Iterator[str]:
+    """`graphmem mcp --http` on a free loopback port; yields the endpoint URL."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, *mcp_args(data_dir, None, "--http", "--port", str(port), *extra)],
+                            cwd=ROOT, env=server_env(env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"mcp --http exited {proc.returncode}: {proc.stderr.read().decode()[-2000:]}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError("mcp --http did not start listening")
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()

@@ -1,0 +1,214 @@
+"""`graphmem mcp` over stdio, driven by the SDK's stdio client: one real server process for the module.
+
+Also the cross-interface check: the same searches through MCP, the HTTP API and the library
+give identical rankings (one engine path, no second scoring).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from jsonschema import Draft202012Validator
+from mcp_helpers import BILLING_QUERY, FIXTURE, ROOT, stdio_client
+
+from graphmem.api import create_app
+from graphmem.api.auth import Keyring
+from graphmem.config import load_settings
+from graphmem.engine import Graphmem
+from graphmem.ingest.bulk import import_jsonl
+from graphmem.stores.sqlite import SQLiteStore
+
+TOOLS = {"search_memories", "add_memory", "get_memory", "update_memory", "delete_memory", "memory_neighbors",
+         "relate_memories", "memory_stats"}
+MAX_RESULT_CHARS = 6000
+RANK_NS = "rank"
+RANK_QUERIES = ["How do I ship a new release of the billing service?", "search config",
+                "what does the user prefer", "secrets in chat", "CI machines", "who am I"]
+
+
+def open_engine(data_dir, embedder) -> Graphmem:
+    settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
+    return Graphmem(settings, SQLiteStore(data_dir), embedder)
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory, embedder):
+    path = tmp_path_factory.mktemp("mcp-stdio")
+    eng = open_engine(path, embedder)
+    assert import_jsonl(eng, FIXTURE)["rejected"] == 0
+    agent_memory = ROOT / "tests/fixtures/agent_memory/memories.jsonl"
+    assert import_jsonl(eng, agent_memory, namespace=RANK_NS)["rejected"] == 0
+    eng.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def mcp(data_dir, tmp_path_factory):
+    config = tmp_path_factory.mktemp("mcp-config") / "graphmem.toml"
+    config.write_text(f"[mcp]\nmax_result_chars = {MAX_RESULT_CHARS}\n")
+    with stdio_client(data_dir, config) as client:
+        yield client
+
+
+def test_tools_are_listed_with_strict_schemas(mcp):
+    tools = {t.name: t for t in mcp.list_tools()}
+    assert set(tools) == TOOLS
+    limits = load_settings(use_env=False).limits
+    for tool in tools.values():
+        schema = tool.input_schema
+        Draft202012Validator.check_schema(schema)
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        assert "$ref" not in json.dumps(schema), "clients resolve no references: schemas are inlined"
+        assert len(tool.description) > 80, f"{tool.name} needs a description a model can act on"
+    search = tools["search_memories"].input_schema
+    assert search["required"] == ["query"]
+    assert {"query", "k", "filters", "stages", "explain", "detail", "namespace"} <= set(search["properties"])
+    assert search["properties"]["k"]["maximum"] == limits.max_k
+    assert search["properties"]["query"]["maxLength"] == limits.max_query_chars
+    assert "trace" not in search["properties"]
+    add = tools["add_memory"].input_schema
+    assert {"content", "tags", "category", "source", "extracted", "evidence"} <= set(add["properties"])
+    assert add["properties"]["evidence"]["required"] == ["source_text", "quote"]
+    assert set(tools["relate_memories"].input_schema["required"]) == {"from_id", "to_id", "evidence"}
+    assert tools["delete_memory"].annotations.destructive_hint is True
+    assert tools["search_memories"].annotations.read_only_hint is True
+
+
+def test_search_explains_every_result(mcp):
+    out = mcp.ok("search_memories", {"query": BILLING_QUERY, "k": 5})
+    results = out["results"]
+    assert results[0]["id"] == "skill-deploy-billing"
+    assert all(isinstance(r["why"], str) and r["why"] for r in results)
+    assert results[0]["why"].startswith("direct")
+    assert any("via " in r["why"] for r in results), "graph expansion shows up in the one-line why"
+    assert set(results[0]) >= {"id", "score", "kind", "content", "why"}
+
+    full = mcp.ok("search_memories", {"query": BILLING_QUERY, "k": 3, "detail": "full"})
+    assert [r["id"] for r in full["results"]] == [r["id"] for r in results[:3]]
+    assert {"kind", "health", "source"} <= set(full["results"][0]["why"])
+    assert "health_reasons" in full["results"][0]["memory"]
+
+    bare = mcp.ok("search_memories", {"query": BILLING_QUERY, "k": 5, "explain": False})
+    assert all("why" not in r for r in bare["results"])
+    tagged = mcp.ok("search_memories", {"query": "deploy", "filters": {"tags": ["billing"]}})
+    assert tagged["results"] and all("billing" in r["tags"] for r in tagged["results"])
+    lexical = mcp.ok("search_memories", {"query": BILLING_QUERY, "stages": {"vector": False, "expansion": False}})
+    assert all(r["kind"] == "direct" for r in lexical["results"])
+
+
+def test_results_are_bounded(mcp):
+    full = mcp.call("search_memories", {"query": "anything about our setup", "namespace": RANK_NS, "k": 50,
+                                        "detail": "full"})
+    assert len(full.content[0].text) <= MAX_RESULT_CHARS
+    assert full.structured_content["truncated"]["dropped"] > 0
+    compact = mcp.ok("search_memories", {"query": "anything about our setup", "namespace": RANK_NS, "k": 5})
+    assert "truncated" not in compact and len(compact["results"]) == 5
+
+
+def test_add_get_update_neighbours_delete(mcp):
+    added = mcp.ok("add_memory", {"content": "The staging cluster for billing is called blue-falcon and "
+                                             "runs in eu-west-1.", "tags": ["billing", "staging"],
+                                  "category": "configuration", "source": "memory_tool", "id": "mcp-staging"})
+    assert added["status"] == "created" and added["id"] == "mcp-staging"
+    assert set(added["memory"]) >= {"id", "content", "tags", "category", "health"}
+    assert mcp.ok("add_memory", {"content": added["memory"]["content"]})["status"] == "duplicate"
+
+    found = mcp.ok("search_memories", {"query": "what is the billing staging cluster called?", "k": 3})
+    assert found["results"][0]["id"] == "mcp-staging"
+    got = mcp.ok("get_memory", {"id": "mcp-staging", "detail": "full"})
+    assert got["source"] == "memory_tool" and got["namespace"] == "default"
+
+    near = mcp.ok("memory_neighbors", {"id": "mcp-staging"})
+    assert near["memory"]["id"] == "mcp-staging"
+    by_id = {n["id"]: n for n in near["neighbors"]}
+    assert "config-billing-env" in by_id, "shares the billing tag and the category"
+    assert {n["type"] for n in near["neighbors"]} <= {"SHARES_TAG", "SAME_CATEGORY", "OVERLAPS"}
+    assert len(mcp.ok("memory_neighbors", {"id": "mcp-staging", "limit": 1})["neighbors"]) == 1
+
+    updated = mcp.ok("update_memory", {"id": "mcp-staging", "tags": ["billing", "staging", "cluster"]})
+    assert updated["tags"] == ["billing", "staging", "cluster"]
+    assert mcp.ok("delete_memory", {"id": "mcp-staging"}) == {"deleted": "mcp-staging", "namespace": "default"}
+    assert mcp.error("get_memory", {"id": "mcp-staging"})["code"] == "not_found"
+
+
+def test_relate_is_evidence_gated(mcp):
+    text = "Deploying billing needs the vault secrets first: the release reads BILLING_DB_URL at start."
+    bad = mcp.error("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "config-billing-env",
+                                        "evidence": {"source_text": text, "quote": "billing has no secrets"}})
+    assert bad == {"code": "evidence_rejected", "field": "evidence.quote", "message": bad["message"]}
+    missing = mcp.error("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "config-billing-env"})
+    assert missing["code"] == "evidence_rejected"
+    assert mcp.ok("memory_neighbors", {"id": "skill-deploy-billing", "types": ["RELATED"]})["neighbors"] == []
+
+    edge = mcp.ok("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "config-billing-env",
+                                      "label": "depends_on", "evidence": {"source_text": text,
+                                                                          "quote": "needs the VAULT secrets"}})
+    assert edge["type"] == "RELATED" and edge["reason"]["label"] == "depends_on"
+    related = mcp.ok("memory_neighbors", {"id": "skill-deploy-billing", "types": ["RELATED"]})["neighbors"]
+    assert [(n["id"], n["because"]) for n in related] == [("config-billing-env", "depends_on")]
+
+
+def test_errors_are_tool_errors_with_api_codes(mcp):
+    assert mcp.error("search_memories", {"query": "x", "bogus": 1}) == {
+        "code": "validation_error", "message": "unknown field 'bogus'", "field": "bogus"}
+    assert mcp.error("search_memories", {"query": "x", "k": 0})["field"] == "k"
+    assert mcp.error("search_memories", {"query": "  "})["field"] == "query"
+    assert mcp.error("search_memories", {"query": "x", "stages": {"warp": True}})["field"] == "stages.warp"
+    assert mcp.error("search_memories", {"query": "x", "detail": "everything"})["field"] == "detail"
+    assert mcp.error("search_memories", {"query": "x", "namespace": "no spaces"})["field"] == "namespace"
+    assert mcp.error("add_memory", {"content": "x" * 9000})["field"] == "content"
+    assert mcp.error("add_memory", {"content": "A fact pulled from a chat log by a model.",
+                                    "extracted": True})["code"] == "evidence_rejected"
+    assert mcp.error("update_memory", {"id": "skill-deploy-billing"})["code"] == "validation_error"
+    assert mcp.error("update_memory", {"id": "ghost", "content": "new text"})["code"] == "not_found"
+    assert mcp.error("delete_memory", {"id": "ghost"})["code"] == "not_found"
+    assert mcp.error("memory_neighbors", {"id": "skill-deploy-billing", "limit": 0})["field"] == "limit"
+    assert mcp.error("memory_neighbors", {"id": "skill-deploy-billing", "types": ["FRIENDS"]})["field"] == "types"
+    assert mcp.error("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "skill-deploy-billing",
+                                         "evidence": {"source_text": "a b", "quote": "a"}})["field"] == "to_id"
+    assert mcp.error("get_memory", {})["field"] == "id"
+    assert mcp.error("no_such_tool", {})["code"] == "validation_error"
+    assert mcp.ok("memory_stats", {})["memories"] >= 15, "the server is still up after every error"
+
+
+def test_same_errors_as_the_http_api(mcp, data_dir, embedder):
+    """Same input, same error body (code, message, field) over MCP and over the HTTP API."""
+    cases = [  # (tool, args, method, path, body)
+        ("get_memory", {"id": "ghost"}, "get", "/v1/memories/ghost", None),
+        ("search_memories", {"query": "x", "k": 1000}, "post", "/v1/search", {"query": "x", "k": 1000}),
+        ("search_memories", {"query": "x", "filters": {"colour": ["red"]}}, "post", "/v1/search",
+         {"query": "x", "filters": {"colour": ["red"]}}),
+        ("add_memory", {"content": ""}, "post", "/v1/memories", {"content": ""}),
+        ("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "ghost",
+                             "evidence": {"source_text": "a b", "quote": "a"}}, "post", "/v1/relations",
+         {"from_id": "skill-deploy-billing", "to_id": "ghost", "evidence": {"source_text": "a b", "quote": "a"}}),
+        ("search_memories", {"query": "x", "unknown": 1}, "post", "/v1/search", {"query": "x", "unknown": 1}),
+    ]
+    eng = open_engine(data_dir, embedder)
+    try:
+        http = create_app(eng, keyring=Keyring([])).test_client()
+        for tool, args, method, path, body in cases:
+            resp = getattr(http, method)(path, json=body) if body is not None else getattr(http, method)(path)
+            assert resp.status_code >= 400
+            assert mcp.error(tool, args) == resp.get_json()["error"], (tool, args)
+    finally:
+        eng.close()
+
+
+def test_same_ranking_through_mcp_http_and_library(mcp, data_dir, embedder):
+    eng = open_engine(data_dir, embedder)
+    try:
+        http = create_app(eng, keyring=Keyring([])).test_client()
+        for query in RANK_QUERIES:
+            lib = [(r["id"], r["score"]) for r in eng.search(query, RANK_NS, 10)["results"]]
+            resp = http.post("/v1/search", json={"query": query, "namespace": RANK_NS, "k": 10})
+            api = [(r["id"], r["score"]) for r in resp.get_json()["results"]]
+            tool = [(r["id"], r["score"]) for r in
+                    mcp.ok("search_memories", {"query": query, "namespace": RANK_NS, "k": 10})["results"]]
+            assert len(lib) == 10
+            assert [i for i, _ in tool] == [i for i, _ in api] == [i for i, _ in lib], query
+            for (_, a), (_, b), (_, c) in zip(tool, api, lib, strict=True):
+                assert a == pytest.approx(b, abs=1e-4) and b == pytest.approx(c, abs=1e-4)
+    finally:
+        eng.close()
