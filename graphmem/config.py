@@ -54,6 +54,21 @@ class Limits:
     max_query_chars: int
     max_filter_values: int
     max_body_bytes: int
+    max_json_depth: int
+    max_list_limit: int
+    max_neighbors_limit: int
+    max_graph_ids: int
+    max_graph_hops: int
+    max_graph_nodes: int
+    max_recall_candidates: int
+    max_lexical_lookup_terms: int
+    max_lexical_postings: int
+    max_lexical_overfetch: int
+    max_expansion_seeds: int
+    max_expansion_per_seed: int
+    max_expansion_added: int
+    max_relation_label_chars: int
+    max_evidence_chars: int
 
 
 @dataclass(frozen=True)
@@ -148,34 +163,50 @@ class ModelSettings:
     dir: str
 
 
+def tunable(low: float | None = None, high: float | None = None, *, ceiling: str | None = None,
+            choices: tuple[str, ...] = (), description: str = "") -> Any:
+    """A search parameter a request may override, with its bounds. A cost lever names its
+    ``ceiling``, a ``[limits]`` key, instead of a fixed ``high``: the server caps the work."""
+    return field(metadata={"tunable": True, "low": low, "high": high, "ceiling": ceiling, "choices": choices,
+                           "description": description})
+
+
 @dataclass(frozen=True)
 class SearchConfig:
-    """One retrieval recipe: which stages run and with which parameters."""
+    """One retrieval recipe: which stages run and with which parameters.
+
+    Fields made with ``tunable`` are the per-request overrides (``params``); their metadata is
+    the one statement of their bounds, from which the API's request model is derived."""
 
     k: int
     stages: dict[str, bool]
-    recall_candidates: int
-    lexical_lookup_terms: int
-    lexical_max_df_ratio: float
-    lexical_max_postings: int
-    lexical_overfetch: int
-    fusion: str
-    rrf_k: int
-    vector_weight: float
-    lexical_weight: float
-    router_boost: float
-    recency_weight: float
-    recency_half_life_days: float
-    expansion_seeds: int
-    expansion_per_seed: int
-    expansion_max_added: int
-    expansion_min_edge_weight: float
-    expansion_decay: float
-    expansion_similarity_mix: float
-    expansion_merge_bonus: float
-    edge_type_weights: dict[str, float]
-    health_floor: float
-    dedupe_near_duplicates: bool
+    recall_candidates: int = tunable(1, ceiling="max_recall_candidates",
+                                     description="Over-fetch per recall channel.")
+    lexical_lookup_terms: int = tunable(1, ceiling="max_lexical_lookup_terms",
+                                        description="Rarest query terms used to look up full-text candidates.")
+    lexical_max_df_ratio: float = tunable(0.0, 1.0, description="Skip lookup terms in more than this share.")
+    lexical_max_postings: int = tunable(1, ceiling="max_lexical_postings",
+                                        description="Summed document-frequency budget of the lookup terms.")
+    lexical_overfetch: int = tunable(1, ceiling="max_lexical_overfetch",
+                                     description="Full-text pool = recall_candidates * this.")
+    fusion: str = tunable(choices=("rrf", "weighted"), description="How the recall channels are fused.")
+    rrf_k: int = tunable(0, 10000)
+    vector_weight: float = tunable(0.0, 10.0)
+    lexical_weight: float = tunable(0.0, 10.0)
+    router_boost: float = tunable(0.0, 10.0)
+    recency_weight: float = tunable(0.0, 10.0)
+    recency_half_life_days: float = tunable(0.001, 36500.0)
+    expansion_seeds: int = tunable(0, ceiling="max_expansion_seeds",
+                                   description="Top direct results that may pull neighbours.")
+    expansion_per_seed: int = tunable(0, ceiling="max_expansion_per_seed")
+    expansion_max_added: int = tunable(0, ceiling="max_expansion_added")
+    expansion_min_edge_weight: float = tunable(0.0, 1.0)
+    expansion_decay: float = tunable(0.0, 1.0)
+    expansion_similarity_mix: float = tunable(0.0, 1.0)
+    expansion_merge_bonus: float = tunable(0.0, 10.0)
+    edge_type_weights: dict[str, float] = tunable(0.0, 10.0, description="Per edge type, 0-10.")
+    health_floor: float = tunable(0.0, 1.0)
+    dedupe_near_duplicates: bool = tunable()
     name: str = "custom"
 
     def stage(self, name: str) -> bool:

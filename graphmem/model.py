@@ -29,7 +29,8 @@ def normalize_timestamp(value: str) -> str:
     parsed = datetime.fromisoformat(text)
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    utc = parsed.astimezone(timezone.utc)   # OverflowError past year 1..9999
+    return f"{utc.year:04d}-" + utc.strftime("%m-%dT%H:%M:%S.%fZ")   # %Y does not pad years < 1000
 
 
 @dataclass

@@ -1,0 +1,71 @@
+"""The API contract, one source: typed models for every request and response of ``/v1``.
+
+Validation (HTTP layer, engine entry points, CLI imports), the OpenAPI document, the Python
+client and the MCP tools all take their fields and bounds from here. Request models depend on
+the server's ``[limits]`` and recipe names, so they are built per configuration::
+
+    from graphmem.contract import contract
+    c = contract(settings)                  # cached per (limits, recipes)
+    req = c.SearchRequest.model_validate({"query": "backups", "k": 5})
+
+Names (stable): MemoryInput, MemoryPatch, BatchRequest, Evidence, SearchRequest, SearchFilters,
+SearchParams, Stages, RelationRequest, ListArgs, NeighborsArgs, GraphArgs, NamespaceArgs; and the
+response models in ``graphmem.contract.responses`` (Memory, SearchResponse, Graph, Error, ...).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from types import SimpleNamespace
+from typing import Any
+
+from pydantic import ValidationError as PydanticError
+
+from graphmem.config import Limits, Settings
+from graphmem.contract import responses
+from graphmem.contract.requests import build_requests
+from graphmem.contract.types import PATTERN_MEANING
+from graphmem.errors import ValidationError
+
+
+@lru_cache(maxsize=16)
+def _build(limits: Limits, recipes: tuple[str, ...]) -> SimpleNamespace:
+    return build_requests(limits, recipes)
+
+
+def contract(settings: Settings) -> SimpleNamespace:
+    """The request models for this configuration (built once per limits and recipe names)."""
+    return _build(settings.limits, tuple(sorted(settings.recipes)))
+
+
+def error_field(loc: tuple[Any, ...], prefix: str = "") -> str | None:
+    """``("memories", 2, "tags", 0)`` -> ``memories[2].tags[0]`` (the API's field syntax)."""
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part and not str(part).startswith("function-"):
+            out += ("." if out else "") + str(part)
+    return out or None
+
+
+def to_graphmem_error(exc: PydanticError, prefix: str = "") -> ValidationError:
+    """The first failure as the API's error: a message and the offending field."""
+    first = exc.errors(include_url=False)[0]
+    loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and p.startswith(("function-", "literal["))))
+    field = error_field(loc, prefix)
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "string_pattern_mismatch":
+        message = PATTERN_MEANING.get(first.get("ctx", {}).get("pattern", ""), message)
+    return ValidationError(f"{field}: {message}" if field else message, field=field)
+
+
+def validate(model: type, data: Any, prefix: str = "") -> Any:
+    """``model.model_validate(data)``, failures raised as graphmem's ValidationError (422)."""
+    try:
+        return model.model_validate(data)
+    except PydanticError as exc:
+        raise to_graphmem_error(exc, prefix) from None
+
+
+__all__ = ["contract", "validate", "to_graphmem_error", "error_field", "responses"]

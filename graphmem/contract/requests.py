@@ -1,0 +1,220 @@
+"""Request models for one server's ``[limits]`` and recipes: every body and query string of
+``/v1``, with the bounds that validation enforces and the OpenAPI document states.
+
+``build_requests(limits, recipes)`` makes the classes; ``graphmem.contract.contract`` caches
+them per configuration. Search tunables are derived from ``SearchConfig``'s field metadata."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from types import SimpleNamespace
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, create_model, field_validator, model_validator
+
+from graphmem.config import STAGES, Limits, SearchConfig
+from graphmem.contract.types import (
+    NAME_PATTERN,
+    QUERY_ITEM_PATTERN,
+    Body,
+    EdgeType,
+    Namespace,
+    QueryArgs,
+    Timestamp,
+    memory_id,
+    text,
+)
+from graphmem.model import EDGE_TYPES
+
+CURSOR_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z~.+$"
+PATCHABLE = ("content", "tags", "category", "source", "reason", "metadata", "valid_until", "expires_at")
+
+
+def json_depth(value: Any) -> int:
+    """Nesting depth of a decoded JSON value, without recursion (a hostile body can be deep)."""
+    depth, level = 0, [value]
+    while level:
+        depth += 1
+        level = [v for item in level if isinstance(item, dict | list)
+                 for v in (item.values() if isinstance(item, dict) else item)]
+    return depth - 1
+
+
+def _tunable_type(f: Any, limits: Limits) -> Any:
+    meta = f.metadata
+    high = getattr(limits, meta["ceiling"]) if meta["ceiling"] else meta["high"]
+    doc = meta["description"] or None
+    if meta["choices"]:
+        return Annotated[Literal[meta["choices"]], Field(description=doc)]   # type: ignore[valid-type]
+    if f.type == "bool":
+        return Annotated[bool, Field(description=doc)]
+    if f.type == "int":
+        return Annotated[int, Field(ge=meta["low"], le=high, description=doc)]
+    if f.type == "float":
+        return Annotated[float, Field(ge=meta["low"], le=high, allow_inf_nan=False, description=doc)]
+    weight = Annotated[float, Field(ge=meta["low"], le=high, allow_inf_nan=False)]
+    edge_weights = create_model("EdgeTypeWeights", __base__=Body,
+                                **{t: (weight | None, None) for t in EDGE_TYPES})
+    return Annotated[edge_weights, Field(description=doc)]
+
+
+def build_requests(limits: Limits, recipes: tuple[str, ...]) -> SimpleNamespace:
+    """All request models for these limits (names are stable: the MCP tools use them too)."""
+    lim = limits
+    Id = memory_id(lim.max_id_chars, "Letters, digits and _ . : @ - in '/'-separated segments.")
+    Tag = text(lim.max_tag_chars, NAME_PATTERN)
+    Category = text(lim.max_category_chars, NAME_PATTERN)
+    Source = text(lim.max_source_chars, NAME_PATTERN,
+                  "Provenance; ranks by [sources.ranks] (e.g. memory_tool, MEMORY.md).")
+    Health = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+    class Evidence(Body):
+        """The quote must occur in source_text (case and whitespace folded)."""
+
+        source_text: text(lim.max_evidence_chars)  # type: ignore[valid-type]
+        quote: text(lim.max_evidence_chars)  # type: ignore[valid-type]
+
+    class MemoryFields(Body):
+        tags: Annotated[list[Tag] | None, Field(max_length=lim.max_tags)] = None  # type: ignore[valid-type]
+        category: Category | None = None  # type: ignore[valid-type]
+        source: Source | None = None  # type: ignore[valid-type]
+        reason: text(lim.max_reason_chars) | None = None  # type: ignore[valid-type]
+        metadata: dict[str, Any] | None = Field(
+            None, description=f"At most {lim.max_metadata_bytes} bytes as JSON, nested {lim.max_json_depth} deep.")
+        valid_until: Timestamp | None = None
+        expires_at: Timestamp | None = None
+
+        @field_validator("metadata")
+        @classmethod
+        def _metadata_size(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+            if value is None:
+                return value
+            if json_depth(value) > lim.max_json_depth - 1:
+                raise ValueError(f"metadata is nested deeper than {lim.max_json_depth} levels")
+            try:
+                size = len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+            except UnicodeEncodeError:
+                raise ValueError("must be valid Unicode (no lone surrogates)") from None
+            if size > lim.max_metadata_bytes:
+                raise ValueError(f"metadata is {size} bytes; the limit is {lim.max_metadata_bytes}")
+            return value
+
+    class MemoryInput(MemoryFields):
+        """A memory to store. Resending the same id (or the same content) is a duplicate, not a write."""
+
+        model_config = {"json_schema_extra": {
+            "if": {"properties": {"extracted": {"const": True}}, "required": ["extracted"]},
+            "then": {"required": ["evidence"]}}}
+        id: Id | None = Field(None, description="Idempotency key.")  # type: ignore[valid-type]
+        namespace: Namespace | None = None
+        content: text(lim.max_content_chars)  # type: ignore[valid-type]
+        created_at: Timestamp | None = None
+        extracted: bool = Field(False, description="Extracted by a model: evidence is then required.")
+        evidence: Evidence | None = None
+
+        @model_validator(mode="after")
+        def _extracted_needs_evidence(self) -> MemoryInput:
+            if self.extracted and self.evidence is None:
+                raise ValueError("extracted memories need evidence {source_text, quote}")
+            return self
+
+    class MemoryPatch(MemoryFields):
+        """Changing content, tags or category re-embeds and re-links. At least one field changes."""
+
+        model_config = {"json_schema_extra": {"anyOf": [{"required": [name]} for name in PATCHABLE]}}
+        namespace: Namespace | None = None
+        content: text(lim.max_content_chars) | None = None  # type: ignore[valid-type]
+
+        @model_validator(mode="after")
+        def _changes_something(self) -> MemoryPatch:
+            if not self.model_fields_set & set(PATCHABLE):
+                raise ValueError("a patch must change at least one of " + ", ".join(PATCHABLE))
+            if "content" in self.model_fields_set and self.content is None:
+                raise ValueError("content cannot be null")
+            return self
+
+    class BatchRequest(Body):
+        """Validated whole before anything is written; each item then is created or a duplicate."""
+
+        namespace: Namespace | None = None
+        memories: Annotated[list[MemoryInput], Field(min_length=1, max_length=lim.max_batch)]
+
+    class SearchFilters(Body):
+        """Tags: all must match; categories and sources: any."""
+
+        tags: Annotated[list[Tag] | None, Field(max_length=lim.max_filter_values)] = None  # type: ignore
+        categories: Annotated[list[Category] | None, Field(max_length=lim.max_filter_values)] = None  # type: ignore
+        sources: Annotated[list[Source] | None, Field(max_length=lim.max_filter_values)] = None  # type: ignore
+        min_health: Health | None = None
+        max_health: Health | None = None
+        created_after: Timestamp | None = None
+        created_before: Timestamp | None = None
+        include_expired: bool | None = None
+
+    Stages = create_model("Stages", __base__=Body, __doc__="Switch pipeline stages (all on by default).",
+                          **{s: (bool | None, None) for s in STAGES})
+    SearchParams = create_model(
+        "SearchParams", __base__=Body, __doc__="Overrides of the recipe's tunables; cost levers are capped "
+                                               "by [limits].",
+        **{f.name: (_tunable_type(f, lim) | None, None) for f in fields(SearchConfig)
+           if f.metadata.get("tunable")})
+
+    class SearchRequest(Body):
+        query: text(lim.max_query_chars)  # type: ignore[valid-type]
+        namespace: Namespace | None = None
+        k: Annotated[int, Field(ge=1, le=lim.max_k)] | None = None
+        filters: SearchFilters | None = None
+        recipe: Literal[recipes] | None = Field(None, description="A named config.")  # type: ignore
+        stages: Stages | None = None  # type: ignore[valid-type]
+        params: SearchParams | None = None  # type: ignore[valid-type]
+        explain: bool = Field(True, description="Include `why` on each result.")
+        trace: bool = Field(False, description="Include per-stage counts and timings.")
+
+    class RelationRequest(Body):
+        """An explicit RELATED edge between two different memories, kept only with evidence."""
+
+        from_id: Id  # type: ignore[valid-type]
+        to_id: Id  # type: ignore[valid-type]
+        label: text(lim.max_relation_label_chars, NAME_PATTERN) | None = None  # type: ignore[valid-type]
+        evidence: Evidence
+        weight: Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)] | None = None
+        namespace: Namespace | None = None
+
+    QTag = text(lim.max_tag_chars, QUERY_ITEM_PATTERN)
+    QCategory = text(lim.max_category_chars, QUERY_ITEM_PATTERN)
+    QSource = text(lim.max_source_chars, QUERY_ITEM_PATTERN)
+
+    class NamespaceArgs(QueryArgs):
+        namespace: Namespace | None = Field(None, description="Namespace (default: the key's only one).")
+
+    class ListArgs(NamespaceArgs):
+        limit: Annotated[int, Field(ge=1, le=lim.max_list_limit)] = 50
+        cursor: Annotated[str, Field(pattern=CURSOR_PATTERN, max_length=64 + lim.max_id_chars,
+                                     description="`next_cursor` of the previous page.")] | None = None
+        tags: Annotated[list[QTag], Field(max_length=lim.max_filter_values,  # type: ignore[valid-type]
+                                          description="The memory must carry all.")] = []
+        category: Annotated[list[QCategory], Field(max_length=lim.max_filter_values,  # type: ignore
+                                                   description="Any of.")] = []
+        source: Annotated[list[QSource], Field(max_length=lim.max_filter_values)] = []  # type: ignore
+        min_health: Health | None = None
+        max_health: Health | None = None
+        created_after: Timestamp | None = None
+        created_before: Timestamp | None = None
+        include_expired: bool = False
+
+    class NeighborsArgs(NamespaceArgs):
+        types: list[EdgeType] = Field([], description="Edge types (default: all).")
+        min_weight: Health = 0.0
+        limit: Annotated[int, Field(ge=1, le=lim.max_neighbors_limit)] = 50
+
+    class GraphArgs(NamespaceArgs):
+        """Seeds are the ids plus the query's top k results; neither gives an empty graph."""
+
+        ids: Annotated[list[Id], Field(max_length=lim.max_graph_ids)] = []  # type: ignore[valid-type]
+        query: text(lim.max_query_chars) | None = None  # type: ignore[valid-type]
+        k: Annotated[int, Field(ge=1, le=lim.max_k)] = 10
+        hops: Annotated[int, Field(ge=0, le=lim.max_graph_hops)] = 1
+
+    return SimpleNamespace(**{name: value for name, value in locals().items()
+                              if isinstance(value, type) and issubclass(value, Body | QueryArgs)})

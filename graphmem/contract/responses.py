@@ -1,0 +1,259 @@
+"""Response models: what the server sends on each ``/v1`` operation (the OpenAPI responses).
+
+They describe the engine's output; the server does not re-parse its own answers through
+them (the API tests and schemathesis check every response against their schemas)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, NonNegativeInt, RootModel
+
+from graphmem.contract.types import Output
+from graphmem.model import EDGE_TYPES
+
+EdgeTypeName = Literal["SHARES_TAG", "SAME_CATEGORY", "OVERLAPS", "RELATED"]
+Kind = Literal["direct", "related", "direct+related"]
+assert set(EdgeTypeName.__args__) == set(EDGE_TYPES)   # type: ignore[attr-defined]
+
+
+class ErrorDetail(Output):
+    code: str = Field(description="Stable machine code, e.g. validation_error, not_found.")
+    message: str
+    field: str | None = Field(description="The offending input, e.g. `params.k` or `memories[2].tags[0]`.")
+
+
+class Error(Output):
+    """Every failure: also unknown routes (404) and unsupported methods (405, with Allow)."""
+
+    error: ErrorDetail
+
+
+class NotReady(Output):
+    error: ErrorDetail
+    checks: dict[str, str]
+
+
+class HealthPenalty(Output):
+    rule: str
+    penalty: float
+    detail: str
+
+
+class StoredEvidence(Output):
+    source_text: str
+    quote: str
+
+
+class Memory(Output):
+    id: str
+    namespace: str
+    content: str
+    tags: list[str]
+    category: str | None
+    source: str
+    reason: str | None
+    metadata: dict[str, Any]
+    created_at: str
+    updated_at: str
+    valid_until: str | None
+    expires_at: str | None
+    health: float = Field(ge=0, le=1)
+    health_reasons: list[HealthPenalty]
+    source_weight: float
+    near_duplicate_of: str | None
+    evidence: StoredEvidence | None = None
+
+
+class CreateResult(Output):
+    status: Literal["created", "duplicate"]
+    id: str
+    memory: Memory
+    duplicate_of: str | None = None
+
+
+class BatchItemResult(Output):
+    index: int
+    status: Literal["created", "duplicate", "rejected"]
+    id: str | None = None
+    memory: Memory | None = None
+    duplicate_of: str | None = None
+    error: ErrorDetail | None = None
+
+
+class BatchSummary(Output):
+    created: NonNegativeInt
+    duplicate: NonNegativeInt
+    rejected: NonNegativeInt
+
+
+class BatchResponse(Output):
+    namespace: str
+    summary: BatchSummary
+    results: list[BatchItemResult]
+
+
+class MemoryList(Output):
+    namespace: str
+    memories: list[Memory]
+    next_cursor: str | None
+
+
+class Hit(Output):
+    rank: int
+    score: float
+
+
+class DirectWhy(Output):
+    vector: Hit | None = None
+    lexical: Hit | None = None
+    fused: float
+
+
+class RelatedPath(Output):
+    seed: str
+    edge: EdgeTypeName
+    weight: float
+    reason: dict[str, Any]
+    score: float
+
+
+class RouterWhy(Output):
+    tags: list[str]
+    category: str | None
+    boost: float
+
+
+class HealthWhy(Output):
+    score: float
+    multiplier: float
+    penalties: list[HealthPenalty]
+    applied: bool
+
+
+class SourceWhy(Output):
+    source: str
+    weight: float
+    applied: bool
+
+
+class Why(Output):
+    """Why a result is here: recall channels, graph paths, router, health and source."""
+
+    kind: Kind
+    direct: DirectWhy | None = None
+    related: list[RelatedPath] | None = None
+    router: RouterWhy | None = None
+    health: HealthWhy
+    source: SourceWhy
+    near_duplicates_merged: list[str] | None = None
+
+
+class SearchResult(Output):
+    id: str
+    score: float
+    kind: Kind
+    memory: Memory
+    why: Why | None = None
+
+
+class TraceStage(Output):
+    """Plus stage-specific counts (vector, lexical, added, merged, near_duplicates_dropped, ...)."""
+
+    model_config = {"extra": "allow"}
+    stage: Literal["router", "recall", "expansion", "weighting", "rank"]
+    enabled: bool
+    in_: NonNegativeInt = Field(alias="in")
+    out: NonNegativeInt
+    ms: float
+
+
+class ResultsByKind(Output):
+    direct: NonNegativeInt | None = None
+    related: NonNegativeInt | None = None
+    direct_related: NonNegativeInt | None = Field(None, alias="direct+related")
+
+
+class Trace(Output):
+    recipe: str
+    k: int
+    stages: list[TraceStage]
+    results_by_kind: ResultsByKind
+    total_ms: float
+
+
+class SearchResponse(Output):
+    query: str
+    namespace: str
+    results: list[SearchResult]
+    trace: Trace | None = None
+
+
+class Edge(Output):
+    source: str
+    target: str
+    type: EdgeTypeName
+    weight: float
+    reason: dict[str, Any]
+
+
+class Neighbor(Output):
+    memory: Memory
+    type: EdgeTypeName
+    weight: float
+    reason: dict[str, Any]
+
+
+class NeighborsResponse(Output):
+    memory: Memory
+    neighbors: list[Neighbor]
+
+
+class Graph(Output):
+    nodes: list[Memory]
+    edges: list[Edge]
+
+
+class Degree(Output):
+    max: NonNegativeInt
+    mean: float
+
+
+class EdgeCounts(Output):
+    SHARES_TAG: NonNegativeInt
+    SAME_CATEGORY: NonNegativeInt
+    OVERLAPS: NonNegativeInt
+    RELATED: NonNegativeInt
+
+
+class DegreeStats(Output):
+    SHARES_TAG: Degree
+    SAME_CATEGORY: Degree
+    OVERLAPS: Degree
+    RELATED: Degree
+
+
+class Stats(Output):
+    memories: NonNegativeInt
+    namespaces: dict[str, NonNegativeInt]
+    edges: EdgeCounts
+    degree: DegreeStats
+    health_histogram: dict[str, NonNegativeInt]
+
+
+class Health(Output):
+    status: Literal["ok"]
+
+
+class Ready(Output):
+    status: Literal["ready"]
+    checks: dict[str, str]
+
+
+class Text(RootModel[str]):
+    """A text body (metrics exposition, HTML)."""
+
+
+RESPONSE_MODELS: tuple[type, ...] = (
+    Error, NotReady, Memory, CreateResult, BatchResponse, MemoryList, SearchResponse, NeighborsResponse, Graph,
+    Edge, Stats, Health, Ready)

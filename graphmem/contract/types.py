@@ -1,0 +1,97 @@
+"""Field types shared by the request models: text that is proper Unicode, names without
+control characters, ids that round-trip in a URL, timestamps inside the supported range.
+
+Each type carries its rule for validation and for the JSON schema at once, so the OpenAPI
+document states exactly what the server accepts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+from graphmem.model import EDGE_TYPES, normalize_timestamp
+
+NAMESPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,63}$"
+# Segments separated by '/', each starting with a letter or digit (so no '', '.' or '..'
+# segment), and no trailing '/neighbors' (that path is the neighbours view): every id is
+# reachable as /v1/memories/{id}, raw or percent-encoded.
+ID_PATTERN = r"^(?!.*/neighbors$)[A-Za-z0-9][A-Za-z0-9_.:@\-]*(/[A-Za-z0-9][A-Za-z0-9_.:@\-]*)*$"
+# A name (tag, category, source, label): at least one visible character, no control characters.
+NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+# A list item sent in a query string, where ',' also separates items.
+QUERY_ITEM_PATTERN = r"^[^,\x00-\x1f\x7f-\x9f]*[^\s,\x00-\x1f\x7f-\x9f][^,\x00-\x1f\x7f-\x9f]*$"
+# Free text (content, query, reason): at least one non-space character.
+TEXT_PATTERN = r"\S"
+# The first and last day of the calendar are out: an offset there leaves the UTC range.
+TIMESTAMP_PATTERN = r"^(?!0001-01-01|9999-12-31)[0-9]"
+PATTERN_MEANING = {
+    NAMESPACE_PATTERN: "must be 1-64 characters of letters, digits, '_', '-', '.', ':' (starting with a letter "
+                       "or digit)",
+    ID_PATTERN: "must be letters, digits and _ . : @ - in '/'-separated segments that start with a letter or "
+                "digit, not ending in '/neighbors'",
+    NAME_PATTERN: "must hold a visible character and no control characters",
+    QUERY_ITEM_PATTERN: "must hold a visible character and no control characters or ','",
+    TEXT_PATTERN: "must not be empty or only whitespace",
+    TIMESTAMP_PATTERN: "must be an ISO-8601 timestamp from 0001-01-02 to 9999-12-30",
+}
+EdgeType = Annotated[str, Field(json_schema_extra={"enum": list(EDGE_TYPES)}),
+                     AfterValidator(lambda v: _one_of(v, EDGE_TYPES))]
+
+
+def _one_of(value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"must be one of {', '.join(allowed)}")
+    return value
+
+
+def _unicode(value: str) -> str:
+    """Reject lone surrogates (they cannot be stored or sent back as UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode (no lone surrogates)") from None
+    return value
+
+
+def _timestamp(value: str) -> str:
+    try:
+        return normalize_timestamp(value)
+    except (ValueError, OverflowError):
+        raise ValueError("must be an ISO-8601 timestamp within years 0001-9999 (UTC)") from None
+
+
+def text(max_length: int, pattern: str = TEXT_PATTERN, description: str | None = None) -> Any:
+    """A string of at most ``max_length`` characters matching ``pattern``, proper Unicode."""
+    return Annotated[str, StringConstraints(min_length=1, max_length=max_length, pattern=pattern),
+                     AfterValidator(_unicode), Field(description=description)]
+
+
+Namespace = Annotated[str, StringConstraints(pattern=NAMESPACE_PATTERN), Field(
+    description="Tenancy boundary; defaults to the key's only namespace (or `default` without keys).")]
+Timestamp = Annotated[str, StringConstraints(pattern=TIMESTAMP_PATTERN), AfterValidator(_timestamp),
+                      Field(json_schema_extra={"format": "date-time"},
+                            description="ISO-8601 (RFC 3339), 0001-01-02 to 9999-12-30; no offset means UTC.")]
+
+
+def memory_id(max_length: int, description: str | None = None) -> Any:
+    return Annotated[str, StringConstraints(min_length=1, max_length=max_length, pattern=ID_PATTERN),
+                     Field(description=description)]
+
+
+class Body(BaseModel):
+    """A JSON body: exact types (no "1" for 1), unknown keys rejected."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, regex_engine="python-re")
+
+
+class QueryArgs(BaseModel):
+    """Query-string arguments: strings converted to the field's type, unknown names rejected."""
+
+    model_config = ConfigDict(extra="forbid", regex_engine="python-re")
+
+
+class Output(BaseModel):
+    """A response body: documents what the server sends (never used to parse input)."""
+
+    model_config = ConfigDict(extra="forbid")
