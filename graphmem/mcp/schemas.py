@@ -1,68 +1,60 @@
-"""Tool input schemas, taken from the HTTP API's own schema components.
+"""Tool input schemas: the API's request models (``graphmem.contract``), shaped for tool clients.
 
-Why not a field list here: the MCP tools take the same requests as ``/v1`` (issue 15: one
-source for the contract), so each tool's schema is the matching API component with its
-``$ref`` links inlined (tool clients resolve no references), plus the few MCP-only fields
-(``id`` where the API has it in the path, and ``detail``).
+Why no field list here: a tool takes the same request as its ``/v1`` operation (issue 15: one
+source for the contract), so its schema is that model's JSON schema with ``$defs`` inlined
+(tool clients resolve no references) and pydantic's generated titles dropped, plus the MCP-only
+fields: ``id`` where the API has it in the path, and ``detail``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from graphmem.api.openapi import build_spec
 from graphmem.config import Settings
+from graphmem.contract import contract
+
+if TYPE_CHECKING:
+    from graphmem.mcp.tools import ToolSpec
 
 DETAIL = {"type": "string", "enum": ["compact", "full"], "default": "compact",
           "description": "compact (default): content, score and a one-line why per result; "
                          "full: every stored field and the structured why. Results are cut to fit a size bound."}
 
 
-def _inline(schema: Any, components: dict[str, Any]) -> Any:
-    if isinstance(schema, dict):
-        if "$ref" in schema:
-            return _inline(components[schema["$ref"].rsplit("/", 1)[1]], components)
-        return {key: _inline(value, components) for key, value in schema.items()}
+def _clean(schema: Any, defs: dict[str, Any], in_properties: bool = False) -> Any:
+    """Inline ``#/$defs/...`` references and drop generated ``title`` keys (not property names)."""
     if isinstance(schema, list):
-        return [_inline(value, components) for value in schema]
-    return schema
+        return [_clean(item, defs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        return _clean({**defs[schema["$ref"].rsplit("/", 1)[1]],
+                       **{k: v for k, v in schema.items() if k != "$ref"}}, defs)
+    return {key: _clean(value, defs, key == "properties" and not in_properties)
+            for key, value in schema.items() if in_properties or key not in ("title", "$defs")}
 
 
-def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+def model_schema(model: type) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    return _clean(schema, schema.get("$defs", {}))
 
 
-def input_schemas(settings: Settings) -> dict[str, dict[str, Any]]:
+def input_schemas(settings: Settings, specs: Iterable[ToolSpec]) -> dict[str, dict[str, Any]]:
     """Tool name -> JSON schema of its arguments, under the running server's limits."""
-    spec = build_spec(settings.limits)["components"]
-    comp = spec["schemas"]
-
-    def schema(name: str) -> dict[str, Any]:
-        return _inline(comp[name], comp)
-
-    def param(name: str, **extra: Any) -> dict[str, Any]:
-        out = _inline(spec["parameters"][name], comp)
-        return {**out["schema"], "description": out["description"], **extra}
-
-    relation = schema("RelationRequest")
-    mem_id = {**relation["properties"]["from_id"], "description": "The memory's id."}
-    namespace = schema("Namespace")
-    search = schema("SearchRequest")
-    search["properties"].pop("trace")
-    memory_input, patch = schema("MemoryInput"), schema("MemoryPatch")
-    return {
-        "search_memories": _obj({**search["properties"], "detail": DETAIL}, ["query"]),
-        "add_memory": _obj({**memory_input["properties"], "detail": DETAIL}, ["content"]),
-        "get_memory": _obj({"id": mem_id, "namespace": namespace, "detail": DETAIL}, ["id"]),
-        "update_memory": _obj({"id": mem_id, **patch["properties"], "detail": DETAIL}, ["id"]),
-        "delete_memory": _obj({"id": mem_id, "namespace": namespace}, ["id"]),
-        "memory_neighbors": _obj({
-            "id": mem_id, "namespace": namespace,
-            "types": {"type": "array", "items": schema("EdgeType"), "uniqueItems": True,
-                      "description": "Edge types to follow (default: all)."},
-            "min_weight": param("MinWeight"),
-            "limit": param("NeighborLimit", default=settings.mcp.neighbors_limit),
-            "detail": DETAIL}, ["id"]),
-        "relate_memories": _obj(relation["properties"], relation["required"]),
-        "memory_stats": _obj({"namespace": namespace}, []),
-    }
+    models = contract(settings)
+    mem_id = {**model_schema(models.RelationRequest)["properties"]["from_id"], "description": "The memory's id."}
+    extra_fields = {"id": mem_id, "detail": DETAIL}
+    out = {}
+    for spec in specs:
+        schema = model_schema(getattr(models, spec.model))
+        schema.pop("description", None)          # the model's docstring: the tool has its own description
+        props = {k: v for k, v in schema["properties"].items() if k not in spec.unlisted}
+        for name, attr in spec.defaults.items():
+            props[name] = {**props[name], "default": getattr(settings.mcp, attr)}
+        extra = {name: extra_fields[name] for name in spec.extra}
+        required = [name for name in spec.extra if name == "id"] + schema.get("required", [])
+        schema.pop("required", None)
+        out[spec.name] = {**schema, "type": "object", "properties": {**extra, **props},
+                          "additionalProperties": False, **({"required": required} if required else {})}
+    return out

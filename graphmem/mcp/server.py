@@ -20,6 +20,7 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 
 from graphmem.api.auth import OPEN, Keyring, Principal
+from graphmem.contract import contract, validate
 from graphmem.engine import Graphmem
 from graphmem.errors import GraphmemError, ValidationError
 from graphmem.mcp.schemas import input_schemas
@@ -55,7 +56,7 @@ class GraphmemMcp:
         self.cfg = engine.settings.mcp
         self.default_namespace = default_namespace
         self.keyring = keyring
-        self.schemas = input_schemas(engine.settings)
+        self.schemas = input_schemas(engine.settings, TOOLS.values())
         self.tools = [types.Tool(
             name=spec.name, title=spec.title, description=spec.description, input_schema=self.schemas[spec.name],
             annotations=types.ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
@@ -89,16 +90,15 @@ class GraphmemMcp:
                                       "server log", "field": None}}, is_error=True)
 
     async def call(self, name: str, args: dict[str, Any], principal: Principal = OPEN) -> dict[str, Any]:
-        """Run one tool: check the arguments' names, authorise the namespace, call the engine."""
+        """Run one tool: validate with the API's request model, authorise the namespace, call the engine."""
         spec = TOOLS.get(name)
         if spec is None:
             raise ValidationError(f"unknown tool {name!r}; tools are {', '.join(TOOLS)}", field="name")
-        unknown = sorted(set(args) - set(self.schemas[name]["properties"]))
-        if unknown:
-            raise ValidationError(f"unknown field {unknown[0]!r}", field=unknown[0])
-        requested = args.pop("namespace", None)
-        namespace = principal.namespace(self.default_namespace if requested is None else requested)
-        return await anyio.to_thread.run_sync(spec.handler, self.engine, self.cfg, namespace, args)
+        extra = {key: args.pop(key) for key in spec.extra if key in args}
+        request = validate(getattr(contract(self.engine.settings), spec.model), args)
+        requested = self.default_namespace if request.namespace is None else request.namespace
+        namespace = principal.namespace(requested)
+        return await anyio.to_thread.run_sync(spec.handler, self.engine, self.cfg, namespace, request, extra)
 
     async def run_stdio(self) -> None:
         from mcp.server.stdio import stdio_server
