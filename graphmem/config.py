@@ -30,9 +30,20 @@ def deep_merge(base: dict, override: dict) -> dict:
     return out
 
 
+# Keys a user file may still carry from an older release: named in the error with their successor.
+_RENAMED = {
+    "edges.lexical_query_terms": "edges.lexical_lookup_terms",
+    "edges.lexical_term_max_df": "edges.lexical_max_df_ratio and edges.lexical_max_postings",
+}
+
+
 def _build(cls, data: dict, section: str):
     known = {f.name for f in fields(cls)}
     unknown = set(data) - known
+    for key in sorted(unknown):
+        if f"{section}.{key}" in _RENAMED:
+            raise ConfigError(f"[{section}] {key} was replaced by {_RENAMED[f'{section}.{key}']}",
+                              field=f"{section}.{key}")
     if unknown:
         raise ConfigError(f"unknown key(s) in [{section}]: {', '.join(sorted(unknown))}",
                           field=f"{section}.{sorted(unknown)[0]}")
@@ -117,8 +128,9 @@ class EdgeSettings:
     candidates_per_tag: int
     candidates_per_category: int
     candidates_lexical: int
-    lexical_query_terms: int
-    lexical_term_max_df: int
+    lexical_lookup_terms: int
+    lexical_max_df_ratio: float
+    lexical_max_postings: int
 
     def max_degree(self, edge_type: str) -> int:
         return {"SHARES_TAG": self.max_degree_shares_tag,

@@ -10,9 +10,13 @@ import hashlib
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Mapping
 
 _WS = re.compile(r"\s+")
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9\-.]*[a-z0-9]|[a-z0-9]")   # "_" splits: billing_db_url
+# "_" splits (billing_db_url); an inner apostrophe stays so "didn't" can meet its stop word.
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9\-.']*[a-z0-9]|[a-z0-9]")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})   # typographic -> ASCII
+_CLITIC = re.compile(r"(?:n't|'(?:s|t|d|ll|re|ve|m))$")       # "user's" -> "user", "it'll" -> "it"
 
 # A compact English stop-word list: function words carry no topical signal for
 # OVERLAPS edges or BM25.
@@ -65,19 +69,49 @@ def _stem(token: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased content terms without stop words, lightly stemmed."""
-    folded = unicodedata.normalize("NFKC", text).casefold().replace("'", "'")
+    """Lower-cased content terms without stop words, lightly stemmed.
+
+    Terms never hold an apostrophe (the full-text indexes see plain words): a contraction is
+    dropped whole when it is a stop word ("didn't"), else loses its clitic ("user's" -> "user")
+    and splits at any apostrophe left ("o'reilly" -> "reilly")."""
+    folded = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
     tokens = []
-    for raw in _TOKEN.findall(folded.replace("'", " ")):
-        raw = raw.strip(".-_")
-        if not raw or raw in STOP_WORDS or len(raw) < 2:
+    for raw in _TOKEN.findall(folded):
+        if raw in STOP_WORDS:
             continue
-        tokens.append(_stem(raw))
+        for part in _CLITIC.sub("", raw).split("'") if "'" in raw else (raw,):
+            part = part.strip(".-_")
+            if not part or part in STOP_WORDS or len(part) < 2:
+                continue
+            tokens.append(_stem(part))
     return tokens
 
 
 def term_counts(text: str) -> dict[str, int]:
     return dict(Counter(tokenize(text)))
+
+
+def rarest_terms(terms: Iterable[str], df: Mapping[str, int], n_docs: int, *, max_terms: int,
+                 max_df_ratio: float, max_postings: int) -> list[str]:
+    """The terms worth a full-text lookup: the rarest ones present, at most ``max_terms``.
+
+    Linking (OVERLAPS candidates) and lexical recall both use this rule. Terms held by more than
+    ``max_df_ratio`` of the ``n_docs`` memories are skipped (tiny idf, long posting lists) unless
+    nothing else is present, then the two rarest stand in; and the terms taken stop once their
+    summed document frequency would pass ``max_postings`` (the rarest is always taken), so the
+    cost of a lookup stays flat as the store grows."""
+    unique = sorted(dict.fromkeys(terms), key=lambda t: (df.get(t, 0), t))
+    present = [t for t in unique if df.get(t, 0) > 0]
+    limit = max(1, n_docs * max_df_ratio)
+    selective = [t for t in present if df[t] <= limit]
+    chosen: list[str] = []
+    postings = 0
+    for term in (selective or present[:2])[:max_terms]:
+        postings += df[term]
+        if chosen and postings > max_postings:
+            break
+        chosen.append(term)
+    return chosen
 
 
 def quote_found(source_text: str, quote: str) -> bool:

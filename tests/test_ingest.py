@@ -1,6 +1,7 @@
 """Ingest through the engine on the real SQLite store and the real embedding model."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -128,9 +129,28 @@ def test_rescore_applies_changed_rules(make_engine, tmp_path):
     mem = engine.add({"content": "A memory with a perfectly fine length", "tags": ["t"], "category": "c"}).memory
     assert mem.health == 1.0
     strict = make_engine({"health": {"short_chars": 100}})
-    assert strict.rescore() == {"memories": 1, "changed": 1, "edges_reweighted": 0, "edges_removed": 0}
+    assert strict.rescore() == {"memories": 1, "changed": 1, "terms_updated": 0, "edges_reweighted": 0,
+                                "edges_removed": 0}
     rescored = strict.get("default", mem.id)
     assert rescored.health == 0.6 and rescored.health_reasons[0].rule == "too_short"
+
+
+def test_rescore_retokenises_a_store_written_by_an_older_tokeniser(engine):
+    """Before the apostrophe fix, "didn't" was stored as the term "didn": rescore re-derives the
+    terms (and so the full-text index) from the content, keeping health and edges."""
+    mem = engine.add({"content": "The nightly export didn't reach the warehouse bucket",
+                      "tags": ["export"], "category": "ops"}).memory
+    assert "didn" not in mem.term_counts and "export" in mem.term_counts
+    stale = replace(mem, term_counts={**mem.term_counts, "didn": 1})
+    engine.store.save_memory(stale, [], [])
+    assert engine.store.term_stats("default", ["didn"]).df == {"didn": 1}
+    result = engine.rescore()
+    assert result["terms_updated"] == 1 and result["changed"] == 0
+    fixed = engine.get("default", mem.id)
+    assert fixed.term_counts == mem.term_counts and fixed.health == mem.health
+    assert engine.store.term_stats("default", ["didn"]).df.get("didn", 0) == 0
+    assert engine.store.lexical_candidates("default", ["didn"], 10, None, "2099-01-01T00:00:00Z") == []
+    assert engine.rescore()["terms_updated"] == 0          # idempotent
 
 
 def test_rescore_reweighs_edges_from_current_tag_counts_and_rules(make_engine):

@@ -23,7 +23,7 @@ from graphmem.ingest.source import source_weight
 from graphmem.ingest.validate import MemoryInput, validate_id, validate_memory, validate_patch
 from graphmem.model import LINK_TYPES, Edge, Memory, utcnow_iso
 from graphmem.stores.base import MemoryStore
-from graphmem.text import content_hash, term_counts
+from graphmem.text import content_hash, rarest_terms, term_counts
 
 
 @dataclass
@@ -84,13 +84,13 @@ class Ingestor:
         return [found[i] for i in sorted(found)]
 
     def _rare_terms(self, mem: Memory) -> list[str]:
-        """The memory's rarest terms, none held by more than ``lexical_term_max_df`` memories:
-        bounded posting lists keep the cost of an insert flat as the store grows, and rare
-        shared terms are the ones that make an OVERLAPS edge meaningful."""
+        """The memory's rarest terms (``text.rarest_terms`` under ``edges.lexical_*``): a bounded
+        postings budget keeps the cost of an insert flat as the store grows, and rare shared terms
+        are the ones that make an OVERLAPS edge meaningful."""
         cfg = self.settings.edges
-        df = self.store.term_stats(mem.namespace, list(mem.term_counts)).df
-        usable = [t for t in mem.term_counts if df.get(t, 0) <= cfg.lexical_term_max_df]
-        return sorted(usable, key=lambda t: (df.get(t, 0), t))[: cfg.lexical_query_terms]
+        stats = self.store.term_stats(mem.namespace, list(mem.term_counts))
+        return rarest_terms(mem.term_counts, stats.df, stats.n_docs, max_terms=cfg.lexical_lookup_terms,
+                            max_df_ratio=cfg.lexical_max_df_ratio, max_postings=cfg.lexical_max_postings)
 
     def _link(self, mem: Memory, stored_tags: list[str] | tuple = ()) -> tuple[EdgePlan, str | None]:
         """Edges for ``mem``; ``stored_tags`` are the tags it already holds in the store (on update),
@@ -232,29 +232,40 @@ class Ingestor:
             return edge
 
     def rescore(self, namespace: str | None = None) -> dict[str, int]:
-        """Re-apply health rules and source ranks to stored memories, and re-weigh their automatic
-        edges from the stored reasons under the current edge rules and tag counts (tags grow
-        common after an edge is made). Nothing is deleted but edges that no longer qualify."""
-        changed = seen = reweighed = dropped = 0
+        """Re-apply health rules and source ranks to stored memories, re-derive their terms with the
+        current tokeniser (a store written by an older release is brought up to date), and re-weigh
+        their automatic edges from the stored reasons under the current edge rules and tag counts
+        (tags grow common after an edge is made). Nothing is deleted but edges that no longer qualify."""
+        changed = seen = retokenised = reweighed = dropped = 0
         for ns in [namespace] if namespace else self.store.namespaces():
             for batch in self.store.iter_memories(ns):
-                updates = []
+                updates, resaves = [], []
                 for mem in batch:
                     seen += 1
                     health, reasons = assess_health(mem.content, mem.tags, mem.category, self.settings.health)
                     weight = source_weight(mem.source, self.settings.sources)
+                    terms = term_counts(mem.content)
+                    if terms != mem.term_counts:
+                        resaves.append(replace(mem, term_counts=terms, health=health, health_reasons=reasons,
+                                               source_weight=weight))
                     if (health, [r.to_dict() for r in reasons], weight) != (
                             mem.health, [r.to_dict() for r in mem.health_reasons], mem.source_weight):
-                        updates.append((mem.id, health, reasons, weight))
+                        changed += 1
+                        if terms == mem.term_counts:
+                            updates.append((mem.id, health, reasons, weight))
                 with self.lock:
                     if updates:
-                        changed += self.store.update_health(ns, updates)
+                        self.store.update_health(ns, updates)
+                    for mem in resaves:             # the whole row, so the full-text index follows
+                        self.store.save_memory(mem, [], [])
                     upserts, removals = self._reweigh_edges(ns, [m.id for m in batch])
                     if upserts or removals:
                         self.store.write_edges(upserts, removals)
+                retokenised += len(resaves)
                 reweighed += len(upserts)
                 dropped += len(removals)
-        return {"memories": seen, "changed": changed, "edges_reweighted": reweighed, "edges_removed": dropped}
+        return {"memories": seen, "changed": changed, "terms_updated": retokenised,
+                "edges_reweighted": reweighed, "edges_removed": dropped}
 
     def _reweigh_edges(self, namespace: str, ids: list[str]) -> tuple[list[Edge], list[Edge]]:
         """Automatic edges whose ``a`` end is in ``ids`` (each edge once), re-weighed."""

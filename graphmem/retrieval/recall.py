@@ -14,6 +14,7 @@ import numpy as np
 
 from graphmem.config import SearchConfig
 from graphmem.model import Memory, TermStats, normalize_timestamp
+from graphmem.text import rarest_terms
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -40,24 +41,10 @@ def bm25_scores(query_terms: list[str], docs: dict[str, Memory], stats: TermStat
 
 
 def lookup_terms(terms: list[str], stats: TermStats, cfg: SearchConfig) -> list[str]:
-    """Terms used to *find* lexical candidates: the rarest ones, skipping near-ubiquitous terms
-    (their idf is tiny, their posting lists long). Every query term still counts in BM25.
-
-    The full-text index ranks every document the lookup terms match, so the terms taken
-    (rarest first, at least one) stop once their summed document frequency would pass
-    ``lexical_max_postings``: the cost of lexical recall stays bounded as the store grows."""
-    unique = sorted(dict.fromkeys(terms), key=lambda t: (stats.df.get(t, 0), t))
-    present = [t for t in unique if stats.df.get(t, 0) > 0]
-    limit = max(1, stats.n_docs * cfg.lexical_max_df_ratio)
-    selective = [t for t in present if stats.df[t] <= limit]
-    chosen: list[str] = []
-    postings = 0
-    for term in (selective or present[:2])[: cfg.lexical_lookup_terms]:
-        postings += stats.df[term]
-        if chosen and postings > cfg.lexical_max_postings:
-            break
-        chosen.append(term)
-    return chosen
+    """Terms used to *find* lexical candidates (``text.rarest_terms`` under the recipe's
+    ``lexical_*`` settings). Every query term still counts in BM25."""
+    return rarest_terms(terms, stats.df, stats.n_docs, max_terms=cfg.lexical_lookup_terms,
+                        max_df_ratio=cfg.lexical_max_df_ratio, max_postings=cfg.lexical_max_postings)
 
 
 def cosine_scores(query_vector: np.ndarray, docs: dict[str, Memory]) -> dict[str, float]:
