@@ -10,7 +10,7 @@ from graphmem.embedding.embedder import Embedder, load_embedder
 from graphmem.errors import NotFoundError, ValidationError
 from graphmem.ingest.service import Ingestor, IngestResult
 from graphmem.ingest.validate import validate_id, validate_namespace
-from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, utcnow_iso
+from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, utcnow_iso
 from graphmem.retrieval.pipeline import SearchOutcome, SearchPipeline, SearchRequest
 from graphmem.retrieval.request import build_search_config, decode_cursor, encode_cursor, parse_k
 from graphmem.stores.base import MemoryStore
@@ -23,6 +23,31 @@ def result_dict(cand, explain: bool = True) -> dict[str, Any]:
     if explain:
         out["why"] = cand.why()
     return out
+
+
+def merge_stats(parts: list[StoreStats]) -> StoreStats:
+    """One view of several namespaces' counts (a memory, and so its degree, is in one namespace)."""
+    merged = StoreStats({}, dict.fromkeys(EDGE_TYPES, 0), dict.fromkeys(EDGE_TYPES, 0),
+                        dict.fromkeys(HEALTH_BINS, 0))
+    for part in parts:
+        merged.namespaces.update(part.namespaces)
+        for t in EDGE_TYPES:
+            merged.edges[t] += part.edges.get(t, 0)
+            merged.max_degree[t] = max(merged.max_degree[t], part.max_degree.get(t, 0))
+        for bin_, count in part.health_bins.items():
+            merged.health_bins[bin_] += count
+    merged.namespaces = dict(sorted(merged.namespaces.items()))
+    return merged
+
+
+def stats_view(stats: StoreStats) -> dict[str, Any]:
+    """The ``stats`` document: totals and mean degree (2 x edges / memories) derived from raw counts."""
+    total = sum(stats.namespaces.values())
+    return {"memories": total, "namespaces": stats.namespaces, "edges": stats.edges,
+            "degree": {t: {"max": stats.max_degree.get(t, 0),
+                           "mean": round(2 * stats.edges.get(t, 0) / total, 4) if total else 0.0}
+                       for t in EDGE_TYPES},
+            "health_histogram": stats.health_bins}
 
 
 class Graphmem:
@@ -46,6 +71,21 @@ class Graphmem:
 
     def close(self) -> None:
         self.store.close()
+
+    def ready(self) -> dict[str, str]:
+        """Readiness per part, "ok" or why not: the store answers a ping and the embedder returns
+        a vector of its dimension. Any failure is reported, never raised (a probe must not 500)."""
+        checks: dict[str, str] = {}
+        try:
+            checks["store"] = "ok" if self.store.ping() else "no answer"
+        except Exception as exc:
+            checks["store"] = f"error: {exc}"
+        try:
+            vector = self.embedder.embed_query("readiness probe")
+            checks["embedder"] = "ok" if len(vector) == self.embedder.dim else "wrong dimension"
+        except Exception as exc:
+            checks["embedder"] = f"error: {exc}"
+        return checks
 
     # -- memories ---------------------------------------------------------------------------
     def add(self, data: Any, namespace: str = "default") -> IngestResult:
@@ -150,7 +190,10 @@ class Graphmem:
         return {"nodes": [mems[n].to_dict() for n in nodes if n in mems],
                 "edges": [e.to_dict() for e in edges]}
 
-    def stats(self, namespace: str | None = None) -> dict[str, Any]:
+    def stats(self, namespace: str | None = None, namespaces: list[str] | None = None) -> dict[str, Any]:
+        """Counts of one namespace, of several (``namespaces``: a caller's own), or of all (neither)."""
+        if namespaces is not None:
+            return stats_view(merge_stats([self.store.stats(validate_namespace(ns)) for ns in namespaces]))
         if namespace is not None:
             validate_namespace(namespace)
-        return self.store.stats(namespace)
+        return stats_view(self.store.stats(namespace))

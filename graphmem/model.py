@@ -14,6 +14,12 @@ import numpy as np
 
 LINK_TYPES = ("SHARES_TAG", "SAME_CATEGORY", "OVERLAPS")   # maintained automatically on ingest
 EDGE_TYPES = (*LINK_TYPES, "RELATED")                        # RELATED: explicit, evidence-gated
+HEALTH_BINS = ("0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0")   # the stats histogram
+
+
+def health_bin(bucket: int) -> str:
+    """The histogram bin of ``int(health * 5)`` (health 1.0, bucket 5, joins the last bin)."""
+    return HEALTH_BINS[min(bucket, len(HEALTH_BINS) - 1)]
 
 
 def utcnow_iso() -> str:
@@ -186,3 +192,13 @@ class TermStats:
     @property
     def avg_length(self) -> float:
         return self.total_length / self.n_docs if self.n_docs else 0.0
+
+
+@dataclass
+class StoreStats:
+    """Raw counts from one store call; the engine derives totals and means and merges scopes."""
+
+    namespaces: dict[str, int]                 # memories per namespace
+    edges: dict[str, int]                      # edges per type (every EDGE_TYPES key)
+    max_degree: dict[str, int]                 # highest degree of one memory per type
+    health_bins: dict[str, int]                # memories per HEALTH_BINS bin (every bin)

@@ -91,6 +91,11 @@ def term_counts(text: str) -> dict[str, int]:
     return dict(Counter(tokenize(text)))
 
 
+def full_text_terms(counts: Mapping[str, int]) -> str:
+    """The text both stores' full-text indexes hold for a memory: each term once per occurrence."""
+    return " ".join(t for t, n in counts.items() for _ in range(n))
+
+
 def rarest_terms(terms: Iterable[str], df: Mapping[str, int], n_docs: int, *, max_terms: int,
                  max_df_ratio: float, max_postings: int) -> list[str]:
     """The terms worth a full-text lookup: the rarest ones present, at most ``max_terms``.

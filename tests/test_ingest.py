@@ -124,6 +124,24 @@ def test_namespaces_isolate_memories_and_edges(engine):
         assert all(r["memory"]["namespace"] == ns for r in engine.search("billing deploys", ns)["results"])
 
 
+def test_stats_derives_totals_and_means_and_merges_namespaces(engine):
+    """The store returns raw counts; the engine adds totals, mean degree and merges a caller's namespaces."""
+    engine.add({**DEPLOY, "namespace": "agent-a"})
+    engine.add({**DEPLOY, "namespace": "agent-b"})
+    engine.add({**DEPLOY, "content": DEPLOY["content"] + " (b)", "namespace": "agent-b"})
+    engine.add({**DEPLOY, "namespace": "agent-c"})
+    b = engine.stats("agent-b")
+    assert b["memories"] == 2 and b["edges"]["SHARES_TAG"] == 1
+    assert b["degree"]["SHARES_TAG"] == {"max": 1, "mean": 1.0}
+    both = engine.stats(namespaces=["agent-b", "agent-a"])
+    assert both["memories"] == 3 and list(both["namespaces"]) == ["agent-a", "agent-b"]
+    assert both["degree"]["SHARES_TAG"] == {"max": 1, "mean": round(2 / 3, 4)}
+    assert sum(both["health_histogram"].values()) == 3
+    assert engine.stats()["memories"] == 4
+    with pytest.raises(ValidationError):
+        engine.stats(namespaces=["bad namespace!"])
+
+
 def test_rescore_applies_changed_rules(make_engine, tmp_path):
     engine = make_engine()
     mem = engine.add({"content": "A memory with a perfectly fine length", "tags": ["t"], "category": "c"}).memory

@@ -110,23 +110,3 @@ def edge_types(value: list[str] | None, field: str = "types") -> list[str] | Non
     if bad:
         raise ValidationError(f"unknown edge type {bad[0]!r}; types are {', '.join(EDGE_TYPES)}", field=field)
     return value
-
-
-def merge_stats(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Combine per-namespace ``store.stats`` results into one view of the caller's namespaces."""
-    total = sum(p["memories"] for p in parts)
-    namespaces: dict[str, int] = {}
-    edges = dict.fromkeys(EDGE_TYPES, 0)
-    degree_max = dict.fromkeys(EDGE_TYPES, 0)
-    histogram: dict[str, int] = {}
-    for part in parts:
-        namespaces.update(part["namespaces"])
-        for t in EDGE_TYPES:
-            edges[t] += part["edges"].get(t, 0)
-            degree_max[t] = max(degree_max[t], part["degree"].get(t, {}).get("max", 0))
-        for bin_, count in part["health_histogram"].items():
-            histogram[bin_] = histogram.get(bin_, 0) + count
-    return {"memories": total, "namespaces": dict(sorted(namespaces.items())), "edges": edges,
-            "degree": {t: {"max": degree_max[t], "mean": round(2 * edges[t] / total, 4) if total else 0.0}
-                       for t in EDGE_TYPES},
-            "health_histogram": histogram}

@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from graphmem.model import Edge, Memory, MemoryFilter, TermStats
+from graphmem.model import Edge, Memory, MemoryFilter, StoreStats, TermStats
 
 
 @runtime_checkable
@@ -106,8 +106,9 @@ class MemoryStore(Protocol):
     def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
         """Edges whose both endpoints are in ``ids`` (subgraph view)."""
 
-    def stats(self, namespace: str | None) -> dict:
-        """Counts: memories, edges per type, degree stats per type, health histogram."""
+    def stats(self, namespace: str | None) -> StoreStats:
+        """Raw counts of one namespace (None: all): memories per namespace, edges and maximum
+        degree per type, the health histogram. Totals and means are the engine's."""
 
 
 def iter_pages(store: MemoryStore, namespace: str, batch_size: int) -> Iterator[list[Memory]]:

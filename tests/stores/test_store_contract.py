@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
-from graphmem.model import EDGE_TYPES, Edge, HealthPenalty, Memory, MemoryFilter
+from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, HealthPenalty, Memory, MemoryFilter, StoreStats
 from graphmem.stores.base import MemoryStore
 
 DIM, MODEL = 384, "test-model"  # as in conftest.py
@@ -188,7 +188,7 @@ def test_delete_removes_memory_edges_tags_and_term_stats(ctx):
     assert (ctx.store.term_stats(ns, []).n_docs, ctx.store.term_stats(ns, []).total_length) == (1, 1)
     assert ctx.store.lexical_candidates(ns, ["beta", "alpha"], 10, None, NOW) == ["b"]
     assert ctx.store.vector_candidates(ns, unit(1), 10, MemoryFilter(), NOW) == ["b"]
-    assert ctx.store.stats(ns)["edges"] == dict.fromkeys(EDGE_TYPES, 0)
+    assert ctx.store.stats(ns).edges == dict.fromkeys(EDGE_TYPES, 0)
     assert ctx.store.delete_memory(ns, "b") is True
     assert ns not in ctx.store.namespaces()
     assert ctx.store.term_stats(ns, ["alpha"]).df == {} and ctx.store.tag_counts(ns, ["t"]) == {"t": 0}
@@ -255,7 +255,7 @@ def test_namespaces_are_isolated(ctx):
     assert ctx.store.lexical_candidates(ns, ["beta"], 10, None, NOW) == []
     assert ctx.store.term_stats(ns, ["shared", "beta"]).df == {"shared": 1}
     assert sorted(ctx.store.vector_candidates(ns, unit(3), 10, MemoryFilter(), NOW)) == ["a", "b"]
-    assert ctx.store.stats(ns)["namespaces"] == {ns: 2}
+    assert ctx.store.stats(ns).namespaces == {ns: 2}
     assert {ns, other} <= set(ctx.store.namespaces())
     ctx.store.delete_memory(other, "a")
     assert len(ctx.store.edges_of(ns, ["a"])) == 1 and ctx.store.find_by_hash(ns, "hash-a") is not None
@@ -455,20 +455,16 @@ def test_stats_shape_and_counts(ctx):
     save(ctx.store, *mems, edges=edges)
     stats = ctx.store.stats(ctx.ns)
     per_type = {t: sum(e.type == t for e in edges) for t in EDGE_TYPES}
-    assert stats == {
-        "memories": 7, "namespaces": {ctx.ns: 7}, "edges": per_type,
-        "degree": {"SHARES_TAG": {"max": 2, "mean": round(2 * 2 / 7, 4)},
-                   "SAME_CATEGORY": {"max": 1, "mean": round(2 / 7, 4)},
-                   "OVERLAPS": {"max": 3, "mean": round(2 * 4 / 7, 4)},
-                   "RELATED": {"max": 1, "mean": round(2 / 7, 4)}},
-        "health_histogram": {"0.0-0.2": 1, "0.2-0.4": 1, "0.4-0.6": 1, "0.6-0.8": 0, "0.8-1.0": 4}}
+    assert stats == StoreStats(
+        namespaces={ctx.ns: 7}, edges=per_type,
+        max_degree={"SHARES_TAG": 2, "SAME_CATEGORY": 1, "OVERLAPS": 3, "RELATED": 1},
+        health_bins={"0.0-0.2": 1, "0.2-0.4": 1, "0.4-0.6": 1, "0.6-0.8": 0, "0.8-1.0": 4})
     everything = ctx.store.stats(None)
-    assert set(everything) == set(stats) and everything["namespaces"][ctx.ns] == 7
-    assert everything["memories"] == sum(everything["namespaces"].values()) >= 7
-    assert sum(everything["health_histogram"].values()) == everything["memories"]
+    assert everything.namespaces[ctx.ns] == 7 and set(everything.edges) == set(EDGE_TYPES)
+    assert sum(everything.health_bins.values()) == sum(everything.namespaces.values()) >= 7
     empty = ctx.store.stats(ctx.new_ns())
-    assert (empty["memories"], empty["namespaces"]) == (0, {})
-    assert empty["degree"]["OVERLAPS"] == {"max": 0, "mean": 0.0}
+    assert empty == StoreStats({}, dict.fromkeys(EDGE_TYPES, 0), dict.fromkeys(EDGE_TYPES, 0),
+                               dict.fromkeys(HEALTH_BINS, 0))
 
 
 # -- both stores ----------------------------------------------------------------------------
@@ -558,7 +554,7 @@ def test_edge_to_a_missing_memory_is_not_stored(ctx, request):
     save(ctx.store, mem(ctx.ns, "b"))
     ctx.store.save_memory(mem(ctx.ns, "b"), [link(ctx.ns, "b", "ghost")], [])
     assert ctx.store.edges_of(ctx.ns, ["b"]) == []
-    assert ctx.store.stats(ctx.ns)["edges"]["OVERLAPS"] == 0
+    assert ctx.store.stats(ctx.ns).edges["OVERLAPS"] == 0
 
 
 def test_wrong_embedding_dimension_is_rejected_before_writing(ctx, request):
@@ -620,7 +616,7 @@ def test_concurrent_writers_keep_term_stats_exact(ctx):
     assert (stats.n_docs, stats.total_length) == (live, 4 * live)
     assert stats.df == {"shared": live, "common": live, "extra": live, "w0": 6}
     assert ctx.store.tag_counts(ns, ["hot", "t0", "t1"]) == {"hot": live, "t0": 18, "t1": 18}
-    assert ctx.store.stats(ns)["memories"] == live
+    assert sum(ctx.store.stats(ns).namespaces.values()) == live
 
 
 def test_neo4j_unreachable_server_is_store_unavailable():

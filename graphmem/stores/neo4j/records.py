@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.model import Edge, Memory, MemoryFilter
+from graphmem.text import full_text_terms
 
 
 def memory_props(mem: Memory) -> dict[str, Any]:
@@ -40,8 +41,7 @@ def memory_props(mem: Memory) -> dict[str, Any]:
         "term_counts": json.dumps(mem.term_counts),
         "term_keys": sorted(mem.term_counts),  # sorted: TermDF locks are taken in one order
         "doc_length": int(mem.doc_length),
-        # Same text as the embedded store's FTS row: each term repeated per occurrence.
-        "terms": " ".join(t for t, n in mem.term_counts.items() for _ in range(n)),
+        "terms": full_text_terms(mem.term_counts),      # the same text as the embedded store's FTS row
         "near_duplicate_of": mem.near_duplicate_of,
         "evidence": None if mem.evidence is None else json.dumps(mem.evidence),
     }

@@ -28,7 +28,7 @@ from neo4j.exceptions import (
 )
 
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
-from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, TermStats
+from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, TermStats, health_bin
 from graphmem.stores.base import iter_pages
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.records import (
@@ -39,7 +39,6 @@ from graphmem.stores.neo4j.records import (
     to_edge,
     to_memory,
 )
-from graphmem.stores.sqlite.store import HEALTH_BINS
 
 T = TypeVar("T")
 # CALL (x) { ... } scoped subqueries need 5.23; vector indexes 5.13, vector.similarity 5.18.
@@ -357,7 +356,7 @@ class Neo4jStore:
         rows = self._read("edges_among", namespace=namespace, ids=unique, types=_TYPES)
         return [to_edge(namespace, r) for r in rows]
 
-    def stats(self, namespace: str | None) -> dict:
+    def stats(self, namespace: str | None) -> StoreStats:
         def work(tx: ManagedTransaction) -> tuple[list, list]:
             scope = [namespace] if namespace else [r["namespace"] for r in _rows(tx, "namespaces", {})]
             return (_rows(tx, "stats_memories", {"namespaces": scope}),
@@ -368,15 +367,9 @@ class Neo4jStore:
         histogram = dict.fromkeys(HEALTH_BINS, 0)
         for row in memory_rows:
             per_ns[row["namespace"]] += row["memories"]
-            histogram[HEALTH_BINS[min(row["bucket"], 4)]] += row["memories"]
+            histogram[health_bin(row["bucket"])] += row["memories"]
         edges = {r["type"]: r["edges"] for r in edge_rows}
         degree_max = {r["type"]: r["max_degree"] for r in edge_rows}
-        total = sum(per_ns.values())
-        return {
-            "memories": total,
-            "namespaces": {ns: per_ns[ns] for ns in sorted(per_ns)},
-            "edges": {t: edges.get(t, 0) for t in EDGE_TYPES},
-            "degree": {t: {"max": degree_max.get(t, 0),
-                           "mean": round(2 * edges.get(t, 0) / total, 4) if total else 0.0} for t in EDGE_TYPES},
-            "health_histogram": histogram,
-        }
+        return StoreStats(namespaces={ns: per_ns[ns] for ns in sorted(per_ns)},
+                          edges={t: edges.get(t, 0) for t in EDGE_TYPES},
+                          max_degree={t: degree_max.get(t, 0) for t in EDGE_TYPES}, health_bins=histogram)

@@ -16,21 +16,26 @@ from pathlib import Path
 import numpy as np
 
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
-from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, TermStats
+from graphmem.model import (
+    EDGE_TYPES,
+    HEALTH_BINS,
+    Edge,
+    Memory,
+    MemoryFilter,
+    StoreStats,
+    TermStats,
+    health_bin,
+)
 from graphmem.stores.base import iter_pages
 from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.vectors import VectorCache
+from graphmem.text import full_text_terms
 
 SCHEMA = Path(__file__).with_name("schema.sql").read_text()
 _COLUMNS = ("namespace, id, content, content_hash, tags_json, category, source, reason, metadata_json, "
             "created_at, updated_at, valid_until, expires_at, embedding, health, health_reasons_json, "
             "source_weight, term_counts_json, doc_length, near_duplicate_of, evidence_json")
-HEALTH_BINS = ("0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0")
 SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
-
-
-def health_bin(health: float) -> str:
-    return HEALTH_BINS[min(int(health * 5), 4)]
 
 
 def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tuple[str, list]:
@@ -232,8 +237,8 @@ class SQLiteStore:
                     mem.health, mem.health_reasons_json(), mem.source_weight, json.dumps(mem.term_counts),
                     mem.doc_length, mem.near_duplicate_of,
                     None if mem.evidence is None else json.dumps(mem.evidence)))
-                terms_text = " ".join(t for t, n in mem.term_counts.items() for _ in range(n))
-                db.execute("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", (cur.lastrowid, terms_text))
+                db.execute("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)",
+                           (cur.lastrowid, full_text_terms(mem.term_counts)))
                 db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
                                [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
                 self._adjust_counts(db, mem.namespace, mem.term_counts, mem.tags, mem.category, +1)
@@ -450,7 +455,7 @@ class SQLiteStore:
                                "ORDER BY a, b, type", [namespace, *ids, *ids]).fetchall()
         return [self._edge(r) for r in rows]
 
-    def stats(self, namespace: str | None) -> dict:
+    def stats(self, namespace: str | None) -> StoreStats:
         scope, params = ("WHERE namespace = ?", [namespace]) if namespace else ("", [])
         per_ns = dict(self.db.execute(f"SELECT namespace, count(*) FROM memories {scope} "
                                       "GROUP BY namespace ORDER BY namespace", params).fetchall())
@@ -460,18 +465,11 @@ class SQLiteStore:
                 SELECT type, namespace || char(0) || a AS node FROM edges {scope}
                 UNION ALL SELECT type, namespace || char(0) || b FROM edges {scope})
             GROUP BY type, node""", params * 2).fetchall()
-        total = sum(per_ns.values())
-        degree_max = Counter()
+        degree_max: Counter[str] = Counter()
         for type_, _node, count in degree_rows:
             degree_max[type_] = max(degree_max[type_], count)
         histogram = dict.fromkeys(HEALTH_BINS, 0)
         for (health,) in self.db.execute(f"SELECT health FROM memories {scope}", params):
-            histogram[health_bin(health)] += 1
-        return {
-            "memories": total,
-            "namespaces": per_ns,
-            "edges": {t: edges.get(t, 0) for t in EDGE_TYPES},
-            "degree": {t: {"max": degree_max.get(t, 0),
-                           "mean": round(2 * edges.get(t, 0) / total, 4) if total else 0.0} for t in EDGE_TYPES},
-            "health_histogram": histogram,
-        }
+            histogram[health_bin(int(health * 5))] += 1
+        return StoreStats(namespaces=per_ns, edges={t: edges.get(t, 0) for t in EDGE_TYPES},
+                          max_degree={t: degree_max.get(t, 0) for t in EDGE_TYPES}, health_bins=histogram)
