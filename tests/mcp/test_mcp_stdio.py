@@ -51,7 +51,7 @@ def data_dir(tmp_path_factory, embedder):
 @pytest.fixture(scope="module")
 def mcp(data_dir, tmp_path_factory):
     config = tmp_path_factory.mktemp("mcp-config") / "graphmem.toml"
-    config.write_text(f"[mcp]\nmax_result_chars = {MAX_RESULT_CHARS}\n")
+    config.write_text(f"[mcp]\nmax_result_chars = {MAX_RESULT_CHARS}\n\n[edges]\nmax_degree_related = 1\n")
     with stdio_client(data_dir, config) as client:
         yield client
 
@@ -154,6 +154,9 @@ def test_relate_is_evidence_gated(mcp):
     assert edge["type"] == "RELATED" and edge["reason"]["label"] == "depends_on"
     related = mcp.ok("memory_neighbors", {"id": "skill-deploy-billing", "types": ["RELATED"]})["neighbors"]
     assert [(n["id"], n["because"]) for n in related] == [("config-billing-env", "depends_on")]
+    full = mcp.error("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "rule-friday",
+                                         "evidence": {"source_text": text, "quote": "deploying billing"}})
+    assert (full["code"], full["field"]) == ("conflict", "from_id"), "edges.max_degree_related = 1 here"
 
 
 def test_errors_are_tool_errors_with_api_codes(mcp):
