@@ -145,6 +145,13 @@ class StoreSettings:
     data_dir: str
     sqlite_synchronous: str
     sqlite_vector_log_keep: int
+    sqlite_ann_threshold: int
+    sqlite_ann_connectivity: int
+    sqlite_ann_expansion_add: int
+    sqlite_ann_expansion_search: int
+    sqlite_ann_overfetch: int
+    sqlite_ann_exact_subset_max: int
+    sqlite_ann_dtype: str
     neo4j_uri: str
     neo4j_user: str
     neo4j_password: str

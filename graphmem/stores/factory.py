@@ -10,8 +10,10 @@ from graphmem.stores.base import MemoryStore
 def open_store(cfg: StoreSettings) -> MemoryStore:
     if cfg.kind == "sqlite":
         from graphmem.stores.sqlite import SQLiteStore
+        from graphmem.stores.sqlite.ann import AnnSettings
 
-        return SQLiteStore(cfg.data_dir, cfg.sqlite_synchronous, cfg.sqlite_vector_log_keep)
+        return SQLiteStore(cfg.data_dir, cfg.sqlite_synchronous, cfg.sqlite_vector_log_keep,
+                           AnnSettings.from_store(cfg))
     if cfg.kind == "neo4j":
         from graphmem.stores.neo4j import Neo4jStore
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.stores.sqlite.ann import AnnSettings
 
 DIM = 384
 MODEL = "test-model"
@@ -64,6 +65,19 @@ def sqlite_store(tmp_path):
     store.close()
 
 
+def forced_ann(**over) -> AnnSettings:
+    """Approximate vector recall from the first memory (real usearch), filters over-fetched."""
+    return replace(AnnSettings.defaults(), **{"threshold": 1, "exact_subset_max": 0, **over})
+
+
+@pytest.fixture
+def sqlite_ann_store(tmp_path):
+    store = SQLiteStore(tmp_path / "sqlite-ann", ann=forced_ann())
+    store.ensure_schema(MODEL, DIM)
+    yield store
+    store.close()
+
+
 @dataclass
 class Ctx:
     """A store plus the test's own namespace (``new_ns`` adds more, all cleaned up)."""
@@ -75,6 +89,7 @@ class Ctx:
 
     def __post_init__(self):
         self.created.append(self.ns)
+        self.kind = self.kind.removesuffix("_ann")
 
     def new_ns(self, tag: str = "o") -> str:
         ns = new_namespace(tag)
@@ -87,9 +102,10 @@ class Ctx:
                 self.store.drop_namespace(ns)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+@pytest.fixture(params=["sqlite", "sqlite_ann", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def ctx(request):
-    """A store of each kind with a fresh namespace, removed after the test."""
+    """A store of each kind with a fresh namespace, removed after the test (sqlite_ann: the
+    embedded store with its approximate vector index forced on)."""
     store = request.getfixturevalue(f"{request.param}_store")
     context = Ctx(store, request.param)
     try:

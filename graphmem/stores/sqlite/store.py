@@ -28,6 +28,7 @@ from graphmem.model import (
 )
 from graphmem.stores.base import iter_pages
 from graphmem.stores.sqlite import vector_log
+from graphmem.stores.sqlite.ann import AnnSettings
 from graphmem.stores.sqlite.vectors import VectorCache
 from graphmem.text import full_text_terms
 
@@ -73,14 +74,17 @@ def fts_query(terms: list[str]) -> str:
 class SQLiteStore:
     kind = "sqlite"
 
-    def __init__(self, data_dir: str | Path, synchronous: str = "FULL", vector_log_keep: int = 100_000):
+    def __init__(self, data_dir: str | Path, synchronous: str = "FULL", vector_log_keep: int = 100_000,
+                 ann: AnnSettings | None = None):
         """``synchronous``: FULL (default) syncs the WAL at every commit, so an acknowledged write
         survives power loss; NORMAL is faster and can lose the last commits on power loss
-        (never on a process crash). ``vector_log_keep``: change-log rows kept (``vector_log``)."""
+        (never on a process crash). ``vector_log_keep``: change-log rows kept (``vector_log``).
+        ``ann``: when a namespace's vector recall turns approximate (default: defaults.toml)."""
         if synchronous.upper() not in SYNCHRONOUS:
             raise StoreConfigError(f"store.sqlite_synchronous must be one of {', '.join(SYNCHRONOUS)}, "
                                    f"not {synchronous!r}", field="store.sqlite_synchronous")
         self.synchronous = synchronous.upper()
+        self.ann = ann if ann is not None else AnnSettings.defaults()
         self.vector_log_keep = vector_log_keep
         self._version_gate = vector_log.VersionGate()
         self.path = Path(data_dir) / "graphmem.sqlite"
@@ -144,7 +148,8 @@ class SQLiteStore:
                     f"{rows['model_id']!r}, but the configured model {model_id!r} has {dim} dimensions",
                     field="model")
         self.dim = dim
-        self.vectors = VectorCache(dim, applied=vector_log.last_seq(self.db))
+        self.vectors = VectorCache(dim, applied=vector_log.last_seq(self.db), ann=self.ann,
+                                   ann_dir=self.path.with_name("graphmem.ann"))
 
     def _backfill_label_counts(self) -> None:
         """Stores written before ``label_counts`` existed: count once, then keep in step."""
@@ -157,6 +162,8 @@ class SQLiteStore:
             db.execute("INSERT INTO meta VALUES ('label_counts', '1')")
 
     def close(self) -> None:
+        if self.vectors is not None:
+            self.vectors.save()
         for conn in self._connections:
             conn.close()
         self._connections.clear()
@@ -351,14 +358,14 @@ class SQLiteStore:
     # -- recall --------------------------------------------------------------------------
     def _load_vectors(self, namespace: str):
         return self.db.execute("SELECT id, embedding FROM memories WHERE namespace = ? AND embedding IS NOT NULL",
-                               (namespace,)).fetchall()
+                               (namespace,))
 
     def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
                           flt: MemoryFilter, now_iso: str) -> list[str]:
         assert self.vectors is not None, "ensure_schema() first"
         if self._version_gate.changed(self.db):       # another connection or process committed
             self.vectors.catch_up(self.db)
-        matrix = self.vectors.get(namespace, self._load_vectors)
+        matrix = self.vectors.get(namespace, self._load_vectors, self.db)
         allowed = None
         needs_sql = not flt.is_empty() or (not flt.include_expired and self.db.execute(
             "SELECT 1 FROM memories WHERE namespace = ? AND expires_at IS NOT NULL LIMIT 1",

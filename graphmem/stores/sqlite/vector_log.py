@@ -64,3 +64,15 @@ class VersionGate:
             return False
         self.seen[key] = version
         return True
+
+
+def changed_ids(db: sqlite3.Connection, namespace: str, after: int) -> set[str] | None:
+    """Ids of ``namespace`` changed after sequence ``after``; None when that cannot be known (the
+    log was pruned past it, or ``after`` is ahead of the log: another database or a restore)."""
+    first, last = db.execute("SELECT min(seq), max(seq) FROM vector_log").fetchone()
+    newest = int(db.execute("SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'vector_log'")
+                 .fetchone()[0]) if last is None else last
+    if after > newest or (first is not None and first > after + 1) or (first is None and after < newest):
+        return None
+    return {r[0] for r in db.execute("SELECT memory_id FROM vector_log WHERE seq > ? AND namespace = ?",
+                                     (after, namespace))}

@@ -12,22 +12,28 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable
+from itertools import islice
+from pathlib import Path
 
 import numpy as np
 
 from graphmem.stores.sqlite import vector_log
+from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings, index_base
 
 Loader = Callable[[str], Iterable[tuple[str, bytes]]]
 
 
 class NamespaceVectors:
-    def __init__(self, dim: int):
+    def __init__(self, dim: int, ann_settings: AnnSettings | None = None):
         self.dim = dim
         self.ids: list[str] = []
         self.rows: dict[str, int] = {}
         self.matrix = np.zeros((64, dim), dtype=np.float32)
         self.lock = threading.Lock()
+        self.ann_settings = ann_settings
+        self.ann: AnnIndex | None = None        # attached by VectorCache past the threshold
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -44,9 +50,26 @@ class NamespaceVectors:
                 self.ids.append(memory_id)
                 self.rows[memory_id] = row
             self.matrix[row] = vector
+            if self.ann is not None:
+                self.ann.upsert(memory_id, vector)
+
+    def extend(self, ids: list[str], block: np.ndarray) -> None:
+        """Bulk load of new ids (the initial read from SQLite): one copy per block, no Python loop."""
+        with self.lock:
+            start = len(self.ids)
+            need = start + len(ids)
+            if need > self.matrix.shape[0]:
+                grown = np.zeros((max(need, self.matrix.shape[0] * 2), self.dim), dtype=np.float32)
+                grown[:start] = self.matrix[:start]
+                self.matrix = grown
+            self.matrix[start:need] = block
+            self.ids.extend(ids)
+            self.rows.update(zip(ids, range(start, need), strict=True))
 
     def remove(self, memory_id: str) -> None:
         with self.lock:
+            if self.ann is not None:
+                self.ann.remove(memory_id)
             row = self.rows.pop(memory_id, None)
             if row is None:
                 return
@@ -65,10 +88,23 @@ class NamespaceVectors:
             n = len(self.ids)
             return self.matrix[:n] @ query, self.ids[:]
 
+    def _subset_scores(self, vector: np.ndarray, candidates) -> tuple[np.ndarray, list[str]]:
+        """Exact scores of the candidate ids still present (one gather + one product, under the lock)."""
+        with self.lock:
+            rows = self.rows
+            picked = [rows[c] for c in candidates if c in rows]
+            ids = self.ids
+            return self.matrix[picked] @ vector.astype(np.float32), [ids[r] for r in picked]
+
     def search(self, vector: np.ndarray, limit: int, allowed: set[str] | None = None) -> list[str]:
-        """Top ids by cosine (vectors are unit length); ties broken by id for determinism."""
+        """Top ids by cosine (vectors are unit length); ties broken by id for determinism.
+        Past the approximate threshold the index proposes candidates, scored here exactly."""
         if limit <= 0:
             return []
+        if self.ann is not None and len(self) >= self.ann_settings.threshold:
+            found = self._approximate(vector, limit, allowed)
+            if found is not None:
+                return _top(*found, limit)
         scores, ids = self.snapshot_scores(vector)
         n = len(ids)
         if n == 0:
@@ -76,34 +112,116 @@ class NamespaceVectors:
         if allowed is not None:
             mask = np.fromiter((i in allowed for i in ids), dtype=bool, count=n)
             scores = np.where(mask, scores, -np.inf)
-        take = min(limit, n)
-        top = np.argpartition(-scores, take - 1)[:take] if take < n else np.arange(n)
-        ranked = sorted(top, key=lambda r: (-float(scores[r]), ids[r]))
-        return [ids[r] for r in ranked if scores[r] != -np.inf]
+        return _top(scores, ids, limit)
+
+    def _approximate(self, vector: np.ndarray, limit: int,
+                     allowed: set[str] | None) -> tuple[np.ndarray, list[str]] | None:
+        """Candidates with exact scores, or None when only a full scan can answer (a filter that
+        keeps too few memories for any affordable over-fetch)."""
+        cfg = self.ann_settings
+        if allowed is not None and len(allowed) <= cfg.exact_subset_max:
+            return self._subset_scores(vector, allowed)
+        n = len(self)
+        share = 1.0 if allowed is None else max(len(allowed), 1) / max(n, 1)
+        pool = min(n, int(limit * cfg.overfetch / share) + 1)
+        while pool <= n // 4 or (allowed is None and pool <= n):
+            with self.lock:
+                assert self.ann is not None
+                candidates = self.ann.search(vector, pool)
+            if allowed is not None:
+                candidates = [c for c in candidates if c in allowed]
+            if len(candidates) >= limit or allowed is None:
+                return self._subset_scores(vector, candidates)
+            pool *= 4
+        return None
+
+
+def _top(scores: np.ndarray, ids: list[str], limit: int) -> list[str]:
+    n = len(ids)
+    if n == 0:
+        return []
+    take = min(limit, n)
+    top = np.argpartition(-scores, take - 1)[:take] if take < n else np.arange(n)
+    ranked = sorted(top, key=lambda r: (-float(scores[r]), ids[r]))
+    return [ids[r] for r in ranked if scores[r] != -np.inf]
 
 
 class VectorCache:
     """Lazily loaded per-namespace matrices, shared by all threads of one store.
 
     ``applied`` is the last ``vector_log`` sequence number reflected in every loaded matrix;
-    ``catch_up`` replays what other processes (or connections) logged after it."""
+    ``catch_up`` replays what other processes (or connections) logged after it. A namespace
+    past ``ann.threshold`` also gets an approximate index (``attach_ann``), kept in step by the
+    same upserts and removes and saved under ``ann_dir`` (``save``)."""
 
-    def __init__(self, dim: int, applied: int = 0):
+    def __init__(self, dim: int, applied: int = 0, ann: AnnSettings | None = None,
+                 ann_dir: Path | None = None):
         self.dim = dim
         self.lock = threading.RLock()
         self.namespaces: dict[str, NamespaceVectors] = {}
         self.applied = applied
         self.reloads = 0            # full resets after the log was pruned past ``applied`` (tests)
+        self.ann = ann
+        self.ann_dir = ann_dir
+        self.ann_events: Counter[str] = Counter()   # built / loaded / replayed / stale (tests, benches)
 
-    def get(self, namespace: str, loader: Loader) -> NamespaceVectors:
+    def get(self, namespace: str, loader: Loader, db: sqlite3.Connection | None = None) -> NamespaceVectors:
         with self.lock:
             vectors = self.namespaces.get(namespace)
             if vectors is None:
-                vectors = NamespaceVectors(self.dim)
-                for memory_id, blob in loader(namespace):
-                    vectors.upsert(memory_id, np.frombuffer(blob, dtype=np.float32))
+                vectors = NamespaceVectors(self.dim, self.ann)
+                rows = iter(loader(namespace))
+                while chunk := list(islice(rows, 10_000)):
+                    vectors.extend([c[0] for c in chunk], np.frombuffer(b"".join(c[1] for c in chunk),
+                                                                        dtype=np.float32).reshape(-1, self.dim))
                 self.namespaces[namespace] = vectors
+            if (db is not None and self.ann is not None and vectors.ann is None
+                    and len(vectors) >= self.ann.threshold):
+                self.attach_ann(namespace, vectors, db)
             return vectors
+
+    def attach_ann(self, namespace: str, vectors: NamespaceVectors, db: sqlite3.Connection) -> None:
+        """Load the saved index and replay the logged changes since it was saved; build it from
+        the matrix instead when there is none, or it is stale past what the log still holds."""
+        assert self.ann is not None and self.ann_dir is not None
+        base = index_base(self.ann_dir, namespace)
+        loaded = AnnIndex.load(base, self.dim, self.ann)
+        with vectors.lock:
+            ann = None
+            if loaded is not None:
+                ann, seq = loaded
+                changed = vector_log.changed_ids(db, namespace, seq)
+                if changed is None:
+                    ann = None
+                    self.ann_events["stale"] += 1
+                else:
+                    for memory_id in changed:
+                        row = vectors.rows.get(memory_id)
+                        if row is None:
+                            ann.remove(memory_id)
+                        else:
+                            ann.upsert(memory_id, vectors.matrix[row])
+                    self.ann_events["replayed"] += len(changed)
+                    if ann.keys.keys() != vectors.rows.keys():      # a change the log missed
+                        ann = None
+                        self.ann_events["stale"] += 1
+                    else:
+                        self.ann_events["loaded"] += 1
+            if ann is None:
+                ann = AnnIndex(self.dim, self.ann)
+                ann.add_many(vectors.ids[:], vectors.matrix[:len(vectors)])
+                self.ann_events["built"] += 1
+            vectors.ann = ann
+        if ann.dirty:
+            ann.save(base, self.applied)
+
+    def save(self) -> None:
+        """Persist every changed approximate index (at close: the next process loads, not builds)."""
+        with self.lock:
+            for namespace, vectors in self.namespaces.items():
+                if vectors.ann is not None and vectors.ann.dirty and self.ann_dir is not None:
+                    with vectors.lock:
+                        vectors.ann.save(index_base(self.ann_dir, namespace), self.applied)
 
     def upsert(self, namespace: str, memory_id: str, vector: np.ndarray) -> None:
         with self.lock:

@@ -1,0 +1,223 @@
+"""The embedded store's approximate vector index (issue 17, item 4), forced on at a small size.
+
+Real usearch, real SQLite: recall against exact search, the exact-score ranking contract,
+filters (exact subset and over-fetch), persistence beside the database, staleness (writes by
+another store or process, a pruned log, an index from another database) and concurrent use.
+The whole store contract suite also runs with the index forced on (``sqlite_ann`` in conftest).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from graphmem.model import MemoryFilter
+from graphmem.stores.sqlite import SQLiteStore
+from tests.stores.conftest import DIM, MODEL, forced_ann
+from tests.stores.test_store_contract import exact_vector, mem, near, unit
+
+ROOT = Path(__file__).resolve().parents[2]
+N = 1000
+ANY = MemoryFilter()
+
+
+def clustered(i: int) -> np.ndarray:
+    """Vectors in 30 clusters: nearest neighbours are close, as with real embeddings."""
+    return near(unit(1_000_000 + i % 30), i, 0.9)
+
+
+def memories(n: int = N, ns: str = "ns") -> list:
+    return [mem(ns, f"m{i:05d}", embedding=clustered(i), category="even" if i % 2 == 0 else "odd")
+            for i in range(n)]
+
+
+def open_store(path: Path, **over) -> SQLiteStore:
+    store = SQLiteStore(path, synchronous="NORMAL", ann=forced_ann(**over))
+    store.ensure_schema(MODEL, DIM)
+    return store
+
+
+def fill(store: SQLiteStore, mems: list) -> None:
+    for m in mems:
+        store.save_memory(m, [], [])
+
+
+def recall_at(store: SQLiteStore, mems: list, flt: MemoryFilter = ANY, queries: int = 40, k: int = 10) -> float:
+    hits = 0
+    for q in range(queries):
+        qvec = near(clustered(q * 7), 50_000 + q, 0.5)
+        found = store.vector_candidates("ns", qvec, k, flt, "")
+        truth = exact_vector(mems, qvec, k, flt, "")
+        hits += len(set(found) & set(truth))
+        scores = {m.id: float(np.dot(m.embedding, qvec)) for m in mems}
+        assert all(scores[a] >= scores[b] for a, b in zip(found, found[1:], strict=False)), "exact order"
+        assert all(flt.matches(m, "") for m in mems if m.id in found)
+    return hits / (queries * k)
+
+
+def test_recall_against_exact_and_exact_order(tmp_path):
+    store = open_store(tmp_path)
+    mems = memories()
+    fill(store, mems)
+    assert recall_at(store, mems) >= 0.95
+    assert store.vectors.ann_events["built"] == 1
+    store.close()
+
+
+def test_filters_use_exact_subset_or_overfetch(tmp_path):
+    mems = memories()
+    for subset_max, label in ((0, "over-fetch"), (10_000, "exact subset")):
+        store = open_store(tmp_path / label, exact_subset_max=subset_max)
+        fill(store, mems)
+        assert recall_at(store, mems, MemoryFilter(categories=["even"])) >= 0.95, label
+        even = {m.id for m in mems if m.category == "even"}
+        assert store.vectors.namespaces["ns"]._approximate(unit(8), 10, even) is not None, label
+        store.close()
+
+
+def test_index_is_saved_and_loaded_not_rebuilt(tmp_path):
+    mems = memories()
+    store = open_store(tmp_path)
+    fill(store, mems)
+    before = store.vector_candidates("ns", unit(3), 10, ANY, "")
+    store.close()
+    assert list((tmp_path / "graphmem.ann").glob("*.usearch"))
+    again = open_store(tmp_path)
+    assert again.vector_candidates("ns", unit(3), 10, ANY, "") == before
+    assert again.vectors.ann_events["loaded"] == 1
+    again.close()
+
+
+def test_changes_made_while_the_index_was_closed_are_replayed(tmp_path):
+    mems = memories()
+    store = open_store(tmp_path)
+    fill(store, mems)
+    store.vector_candidates("ns", unit(3), 10, ANY, "")
+    store.close()
+    plain = SQLiteStore(tmp_path, ann=forced_ann(threshold=10**9))    # writes without touching the index
+    plain.ensure_schema(MODEL, DIM)
+    newcomer = mem("ns", "newcomer", embedding=unit(77))
+    moved = mem("ns", mems[5].id, embedding=unit(78), category="even")
+    plain.save_memory(newcomer, [], [])
+    plain.save_memory(moved, [], [])
+    plain.delete_memory("ns", mems[9].id)
+    plain.close()
+    again = open_store(tmp_path)
+    assert again.vector_candidates("ns", unit(77), 1, ANY, "") == ["newcomer"]
+    assert again.vector_candidates("ns", unit(78), 1, ANY, "") == [mems[5].id]
+    assert mems[9].id not in again.vector_candidates("ns", mems[9].embedding, 50, ANY, "")
+    assert again.vectors.ann_events["loaded"] == 1 and again.vectors.ann_events["replayed"] == 3
+    again.close()
+
+
+def test_index_older_than_the_kept_log_is_rebuilt(tmp_path):
+    mems = memories(300)
+    store = open_store(tmp_path)
+    fill(store, mems)
+    store.vector_candidates("ns", unit(3), 10, ANY, "")
+    store.close()
+    writer = SQLiteStore(tmp_path, vector_log_keep=5, ann=forced_ann(threshold=10**9))
+    writer.ensure_schema(MODEL, DIM)
+    for i in range(30):
+        writer.save_memory(mem("ns", f"late{i}", embedding=unit(900 + i)), [], [])
+    writer.close()
+    again = open_store(tmp_path)
+    assert again.vector_candidates("ns", unit(917), 1, ANY, "") == ["late17"]
+    assert again.vectors.ann_events["stale"] == 1 and again.vectors.ann_events["built"] == 1
+    again.close()
+
+
+def test_index_from_another_database_is_not_trusted(tmp_path):
+    store = open_store(tmp_path / "a")
+    fill(store, memories(300))
+    store.vector_candidates("ns", unit(3), 10, ANY, "")
+    store.close()
+    other = open_store(tmp_path / "b")
+    fill(other, [mem("ns", "only", embedding=unit(5))])
+    other.close()
+    shutil.rmtree(tmp_path / "b" / "graphmem.ann", ignore_errors=True)
+    shutil.copytree(tmp_path / "a" / "graphmem.ann", tmp_path / "b" / "graphmem.ann")
+    again = open_store(tmp_path / "b")
+    assert again.vector_candidates("ns", unit(3), 10, ANY, "") == ["only"]
+    assert again.vectors.ann_events["built"] == 1
+    again.close()
+
+
+def test_other_live_store_writes_are_seen_through_the_index(tmp_path):
+    """Two stores on one file behave like two processes: own connections, caches and indexes."""
+    mems = memories(600)
+    reader, writer = open_store(tmp_path), open_store(tmp_path)
+    fill(writer, mems)
+    assert recall_at(reader, mems) >= 0.95
+    writer.save_memory(mem("ns", "fresh", embedding=unit(4242)), [], [])
+    writer.delete_memory("ns", mems[0].id)
+    assert reader.vector_candidates("ns", unit(4242), 1, ANY, "") == ["fresh"]
+    assert mems[0].id not in reader.vector_candidates("ns", mems[0].embedding, 20, ANY, "")
+    for store in (reader, writer):
+        store.close()
+
+
+def test_index_saved_by_another_process_is_loaded_and_caught_up(tmp_path):
+    fill_script = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from tests.stores.test_sqlite_ann import open_store, fill, memories\n"
+        "from tests.stores.test_store_contract import unit\n"
+        "from graphmem.model import MemoryFilter\n"
+        "s = open_store(__import__('pathlib').Path(sys.argv[2])); fill(s, memories(400))\n"
+        "s.vector_candidates('ns', unit(1), 5, MemoryFilter(), ''); s.close()\n")
+    subprocess.run([sys.executable, "-c", fill_script, str(ROOT), str(tmp_path)], check=True, timeout=300)
+    store = open_store(tmp_path)
+    store.save_memory(mem("ns", "mine", embedding=unit(31337)), [], [])
+    assert store.vector_candidates("ns", unit(31337), 1, ANY, "") == ["mine"]
+    assert store.vectors.ann_events["loaded"] == 1 and store.vectors.ann_events["built"] == 0
+    assert recall_at(store, memories(400) + [mem("ns", "mine", embedding=unit(31337))]) >= 0.95
+    store.close()
+
+
+def test_concurrent_search_and_writes_keep_index_and_matrix_in_step(tmp_path):
+    mems = memories(600)
+    store = open_store(tmp_path)
+    fill(store, mems)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def searcher(worker: int) -> None:
+        i = 0
+        while not stop.is_set():
+            try:
+                flt = MemoryFilter(categories=["odd"]) if worker else ANY
+                found = store.vector_candidates("ns", unit(20_000 + i), 10, flt, "")
+                assert len(found) == len(set(found)) == 10
+            except BaseException as exc:      # noqa: BLE001 - every failure is the finding
+                errors.append(exc)
+            i += 1
+
+    def writer() -> None:
+        i = 0
+        while not stop.is_set():
+            try:
+                victim = mems[i % len(mems)]
+                store.delete_memory("ns", victim.id)
+                store.save_memory(victim, [], [])
+            except BaseException as exc:      # noqa: BLE001
+                errors.append(exc)
+            i += 1
+
+    threads = [threading.Thread(target=searcher, args=(w,)) for w in range(2)] + [threading.Thread(target=writer)]
+    for t in threads:
+        t.start()
+    time.sleep(2.0)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert errors == [], errors[:3]
+    vectors = store.vectors.namespaces["ns"]
+    assert vectors.ann is not None and vectors.ann.keys.keys() == vectors.rows.keys()
+    assert recall_at(store, mems) >= 0.95
+    store.close()
