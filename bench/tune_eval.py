@@ -108,6 +108,12 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         rows += [(f"hybrid router_boost={b}", "hybrid", {**TUNED, "router_boost": b}) for b in (0.25, 0.5)]
     elif name == "cv":
         return cv_grid(moves)
+    elif name == "cv-small":
+        keep = {"vector_weight=.4 lexical=.6", "vector_weight=.6 lexical=.4", "merge_bonus=.5", "merge_bonus=1",
+                "seeds=5", "seeds=20", "no OVERLAPS", "no SAME_CATEGORY", "no SHARES_TAG"}
+        return [row for row in cv_grid([m for m in moves if m[0] in keep])
+                if (row[1] != "hybrid_expansion" or row[0] == "hybrid_expansion")
+                and "router_boost=0" not in row[0]]
     elif name != "ladder":
         raise SystemExit(f"unknown grid {name!r}")
     return rows
@@ -229,7 +235,8 @@ def run_cv(args: argparse.Namespace) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
-    ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv"], default="quick")
+    ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small"],
+                    default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")
     ap.add_argument("--limit-queries", type=int)

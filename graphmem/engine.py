@@ -51,23 +51,25 @@ def stats_view(stats: StoreStats) -> dict[str, Any]:
 
 
 class Graphmem:
-    def __init__(self, settings: Settings, store: MemoryStore, embedder: Embedder, clock=utcnow_iso):
+    def __init__(self, settings: Settings, store: MemoryStore, embedder: Embedder, clock=utcnow_iso,
+                 reindexing: bool = False):
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.clock = clock
-        store.ensure_schema(embedder.model_id, embedder.dim)
+        store.ensure_schema(embedder.model_id, embedder.dim, reindexing)
         self.ingestor = Ingestor(settings, store, embedder, clock)
         self.pipeline = SearchPipeline(store, embedder, clock)
 
     @classmethod
-    def open(cls, settings: Settings | None = None, embedder: Embedder | None = None) -> Graphmem:
+    def open(cls, settings: Settings | None = None, embedder: Embedder | None = None,
+             reindexing: bool = False) -> Graphmem:
         settings = settings or load_settings()
         if embedder is None:
             cache = Path(settings.store.data_dir) / "embedding-cache.sqlite"
             cache.parent.mkdir(parents=True, exist_ok=True)
             embedder = load_embedder(settings.model.name, settings.model.dir or None, cache_path=cache)
-        return cls(settings, open_store(settings.store), embedder)
+        return cls(settings, open_store(settings.store), embedder, reindexing=reindexing)
 
     def close(self) -> None:
         self.store.close()
@@ -189,6 +191,12 @@ class Graphmem:
         edges = self.store.edges_among(namespace, [n for n in nodes if n in mems])
         return {"nodes": [mems[n].to_dict() for n in nodes if n in mems],
                 "edges": [e.to_dict() for e in edges]}
+
+    def reindex(self, batch_size: int = 64, progress=None, force: bool = False) -> dict[str, Any]:
+        """Re-embed every memory with this engine's model (open with ``reindexing=True``)."""
+        from graphmem.ingest.reindex import reindex_store
+
+        return reindex_store(self.store, self.embedder, batch_size, progress, force)
 
     def stats(self, namespace: str | None = None, namespaces: list[str] | None = None) -> dict[str, Any]:
         """Counts of one namespace, of several (``namespaces``: a caller's own), or of all (neither)."""

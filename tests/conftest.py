@@ -17,6 +17,32 @@ from graphmem.embedding.prepare import ensure_model  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
 
+LEGACY_TEST_MODEL = "test-model"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _neo4j_test_model_identity():
+    """The Neo4j test database is shared by the store suite (synthetic vectors) and the engine
+    tests (the real model), so all of them record the default model's id. A database written
+    by the store suite before stores checked the model id holds "test-model": relabel it once
+    (same 384 dimensions) rather than fail every engine test with the reindex error."""
+    import os
+
+    if os.environ.get("GRAPHMEM_NEO4J_URI"):
+        from graphmem.embedding.embedder import DEFAULT_MODEL
+        from graphmem.stores.neo4j import Neo4jStore
+
+        store = Neo4jStore(os.environ["GRAPHMEM_NEO4J_URI"], os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j"),
+                           os.environ.get("GRAPHMEM_NEO4J_PASSWORD", ""),
+                           os.environ.get("GRAPHMEM_NEO4J_DATABASE", "neo4j"))
+        try:
+            record = store.model_record()
+            if record["model_id"] == LEGACY_TEST_MODEL:
+                store.set_model_record(DEFAULT_MODEL, int(record["dimension"]), None)
+        finally:
+            store.close()
+    yield
+
 
 @pytest.fixture(scope="session")
 def embedder():

@@ -38,6 +38,10 @@ from graphmem.cli.export_cmd import export as export_command  # noqa: E402
 
 main.add_command(export_command)
 
+from graphmem.cli.reindex_cmd import reindex as reindex_command  # noqa: E402
+
+main.add_command(reindex_command)
+
 from graphmem.cli.serve_cmd import serve  # noqa: E402
 
 main.add_command(serve)

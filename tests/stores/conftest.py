@@ -8,7 +8,8 @@ developer's data is never touched). Without the URI the Neo4j half is skipped, u
 ``GRAPHMEM_REQUIRE_NEO4J=1`` (CI), where it fails.
 
 The vector index has one dimension per database and the service uses 384, so tests use
-deterministic 384-dim unit vectors and ``ensure_schema("test-model", 384)``.
+deterministic 384-dim unit vectors and ``ensure_schema(DEFAULT_MODEL, 384)``: the database is
+shared with the engine tests, and a store refuses another model than the one it records.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
+from graphmem.embedding.embedder import DEFAULT_MODEL
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.stores.sqlite.ann import AnnSettings
 
 DIM = 384
-MODEL = "test-model"
+MODEL = DEFAULT_MODEL
 
 
 def new_namespace(tag: str = "t") -> str:

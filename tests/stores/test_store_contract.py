@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, HealthPenalty, Memory, MemoryFilter, StoreStats
 from graphmem.stores.base import MemoryStore
+from tests.stores.conftest import DIM, MODEL
 
-DIM, MODEL = 384, "test-model"  # as in conftest.py
 BASE_TIME = datetime(2025, 3, 1, tzinfo=timezone.utc)
 NOW = "2025-03-01T00:01:40.000000Z"  # ts(100)
 
@@ -100,9 +100,16 @@ def test_protocol_and_kind(ctx):
 
 def test_ensure_schema_is_idempotent(ctx):
     ctx.store.ensure_schema(MODEL, DIM)
-    ctx.store.ensure_schema("another-model-same-dim", DIM)  # only the dimension is binding
     save(ctx.store, mem(ctx.ns, "a"))
     assert list(ctx.store.get_memories(ctx.ns, ["a"])) == ["a"]
+
+
+def test_another_model_of_the_same_dimension_is_refused_naming_reindex(ctx):
+    with pytest.raises(StoreConfigError) as err:
+        ctx.store.ensure_schema("another-model-same-dim", DIM)
+    assert "graphmem reindex" in err.value.message and repr(MODEL) in err.value.message
+    ctx.store.ensure_schema("another-model-same-dim", DIM, reindexing=True)   # the reindex command may open it
+    assert ctx.store.model_record() == {"model_id": MODEL, "dimension": DIM, "reindex": None}
 
 
 def test_dimension_mismatch_names_both_models(ctx):

@@ -29,7 +29,7 @@ from neo4j.exceptions import (
 
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, TermStats, health_bin
-from graphmem.stores.base import iter_pages
+from graphmem.stores.base import check_model, iter_pages
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.records import (
     edge_param,
@@ -122,7 +122,7 @@ class Neo4jStore:
         return self._execute(True, lambda tx: _rows(tx, name, params))
 
     # -- lifecycle ----------------------------------------------------------------------
-    def ensure_schema(self, model_id: str, dim: int) -> None:
+    def ensure_schema(self, model_id: str, dim: int, reindexing: bool = False) -> None:
         rows = self._read("server_version")
         self.server_version = rows[0]["version"] if rows else "unknown"
         if parse_version(self.server_version) < MIN_VERSION:
@@ -130,8 +130,10 @@ class Neo4jStore:
                 f"Neo4j at {self.uri} runs {self.server_version}; graphmem needs Neo4j "
                 f">= {MIN_VERSION[0]}.{MIN_VERSION[1]} (vector indexes, scoped subqueries)", field="store")
         meta = self._read("meta_get")
+        where = f"Neo4j database {self.database!r} at {self.uri}"
         if meta:
-            self._check_dimension(meta[0]["model_id"], meta[0]["dimension"], model_id, dim)
+            check_model(where, meta[0]["model_id"], meta[0]["dimension"], json.loads(meta[0]["reindex"] or "null"),
+                        model_id, dim, reindexing)
         for statement in Q.statements("schema"):
             try:
                 self._execute(True, lambda tx, s=statement: tx.run(s, {"dimension": int(dim)}).consume())
@@ -157,6 +159,16 @@ class Neo4jStore:
                 f"Neo4j database {self.database!r} at {self.uri} holds {stored_dim}-dim embeddings from "
                 f"model {stored_model!r}, but the configured model {model_id!r} has {dim} dimensions",
                 field="model")
+
+    def model_record(self) -> dict:
+        meta = self._read("meta_get")
+        return {"model_id": meta[0]["model_id"] if meta else None,
+                "dimension": meta[0]["dimension"] if meta else None,
+                "reindex": json.loads(meta[0]["reindex"] or "null") if meta else None}
+
+    def set_model_record(self, model_id: str, dim: int, reindex: dict | None) -> None:
+        state = json.dumps(reindex) if reindex else ""
+        self._write("meta_model", model_id=model_id, dimension=int(dim), reindex=state)
 
     def schema_info(self) -> dict[str, Any]:
         """The recorded model and dimension plus the server version (diagnostics)."""

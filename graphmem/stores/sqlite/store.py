@@ -26,7 +26,7 @@ from graphmem.model import (
     TermStats,
     health_bin,
 )
-from graphmem.stores.base import iter_pages
+from graphmem.stores.base import check_model, iter_pages
 from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.ann import AnnSettings
 from graphmem.stores.sqlite.vectors import VectorCache
@@ -133,7 +133,7 @@ class SQLiteStore:
 
         return _Txn()
 
-    def ensure_schema(self, model_id: str, dim: int) -> None:
+    def ensure_schema(self, model_id: str, dim: int, reindexing: bool = False) -> None:
         with self._write_lock:
             self.db.executescript(SCHEMA)
             self.db.executescript(vector_log.SCHEMA)
@@ -142,14 +142,24 @@ class SQLiteStore:
                 self._backfill_label_counts()
             if "model_id" not in rows:
                 self.db.execute("INSERT INTO meta VALUES ('model_id', ?), ('dimension', ?)", (model_id, str(dim)))
-            elif int(rows["dimension"]) != dim:
-                raise StoreConfigError(
-                    f"store {self.path} holds {rows['dimension']}-dim embeddings from model "
-                    f"{rows['model_id']!r}, but the configured model {model_id!r} has {dim} dimensions",
-                    field="model")
+            else:
+                check_model(f"store {self.path}", rows["model_id"], int(rows["dimension"]),
+                            json.loads(rows.get("reindex") or "null"), model_id, dim, reindexing)
         self.dim = dim
         self.vectors = VectorCache(dim, applied=vector_log.last_seq(self.db), ann=self.ann,
                                    ann_dir=self.path.with_name("graphmem.ann"))
+
+    def model_record(self) -> dict:
+        rows = dict(self.db.execute("SELECT key, value FROM meta WHERE key IN "
+                                    "('model_id', 'dimension', 'reindex')").fetchall())
+        dim = int(rows["dimension"]) if "dimension" in rows else None
+        return {"model_id": rows.get("model_id"), "dimension": dim,
+                "reindex": json.loads(rows.get("reindex") or "null")}
+
+    def set_model_record(self, model_id: str, dim: int, reindex: dict | None) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('model_id', ?), ('dimension', ?), ('reindex', ?)",
+                       (model_id, str(dim), json.dumps(reindex) if reindex else ""))
 
     def _backfill_label_counts(self) -> None:
         """Stores written before ``label_counts`` existed: count once, then keep in step."""
