@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from graphmem.eval import metrics as M  # noqa: E402
 from graphmem.eval.cv_report import build_cv_report, print_cv  # noqa: E402
 from graphmem.eval.dataset import locomo_dir  # noqa: E402
-from graphmem.eval.provenance import provenance  # noqa: E402
+from graphmem.eval.provenance import git_state, provenance  # noqa: E402
 from graphmem.eval.report import coverage_metrics, query_metrics  # noqa: E402
 from graphmem.eval.runner import EvalOptions, evaluate, run_config  # noqa: E402
 
@@ -185,6 +185,7 @@ CV_METRICS = ("recall@5", "recall@10", "ndcg@10", "mrr", "answer@5", "answer@10"
 def run_cv(args: argparse.Namespace) -> None:
     """Leave-one-conversation-out over locomo-dev (see the module docstring)."""
     ds = datasets("locomo", args.only)[0]
+    started = git_state()             # the code that runs is the code at the start
     grid_spec = search_grid(args.grid)
     grid: dict[str, dict[str, dict[str, float]]] = {}
     families: dict[str, list[str]] = {}
@@ -219,8 +220,8 @@ def run_cv(args: argparse.Namespace) -> None:
         evaluate(options, on_engine=on_engine)
     report = build_cv_report(grid, families, meta["groups"], meta["categories"], CV_METRICS, args.objective,
                              n_boot=args.bootstrap)
-    report = {"provenance": provenance([ds["memories"], ds["queries"]], meta["settings"],
-                                       "python " + " ".join(sys.argv)),
+    report = {"provenance": {**provenance([ds["memories"], ds["queries"]], meta["settings"],
+                                          "python " + " ".join(sys.argv)), "git": started},
               "name": args.name, "model": args.model or meta["settings"]["model"]["name"],
               "grid_spec": {"grid": args.grid, "edges": args.edges,
                             "points": [[lb, r, p] for lb, r, p in grid_spec],

@@ -1,0 +1,97 @@
+"""Cost of each embedding model on this machine: query embedding latency and ingest rate.
+
+Why: the model choice weighs quality (bench/tune_eval.py --cv) against what each model costs
+per search (one query embedding) and per write (document embedding + linking). Texts are
+real LoCoMo turns and questions (read in place from ../shared), so token lengths are
+realistic. Each figure is measured ``--rounds`` times (the machine is shared: the median
+and the spread are reported, with the load average).
+
+    PYTHONPATH=. python bench/bench_models.py            # writes bench/results/models.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from graphmem.config import load_settings  # noqa: E402
+from graphmem.embedding.embedder import load_embedder  # noqa: E402
+from graphmem.embedding.models import MODELS  # noqa: E402
+from graphmem.embedding.prepare import ensure_model  # noqa: E402
+from graphmem.engine import Graphmem  # noqa: E402
+from graphmem.eval.dataset import locomo_dir, read_jsonl  # noqa: E402
+from graphmem.eval.provenance import provenance  # noqa: E402
+from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    return {"median": round(statistics.median(values), 2), "min": round(min(values), 2),
+            "max": round(max(values), 2), "runs": [round(v, 2) for v in values]}
+
+
+def measure(model: str, turns: list[dict], questions: list[str], rounds: int) -> dict:
+    ensure_model(model=model)
+    emb = load_embedder(model)
+    for q in questions[:10]:
+        emb.embed_query(q)                                       # warm-up
+    query_p50, query_p95, ingest_rate = [], [], []
+    for _ in range(rounds):
+        lat = []
+        for q in questions:
+            t0 = time.perf_counter()
+            emb.embed_query(q)
+            lat.append((time.perf_counter() - t0) * 1000)
+        cuts = statistics.quantiles(lat, n=100, method="inclusive")
+        query_p50.append(cuts[49])
+        query_p95.append(cuts[94])
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = load_settings(overrides={"store": {"data_dir": tmp}}, use_env=False)
+            engine = Graphmem(settings, SQLiteStore(Path(tmp)), emb)
+            items = [{"content": t["content"], "tags": t["tags"], "category": t["category"],
+                      "source": t["source"]} for t in turns]
+            t0 = time.perf_counter()
+            for start in range(0, len(items), 100):
+                engine.add_batch(items[start:start + 100], "bench")
+            ingest_rate.append(len(items) / (time.perf_counter() - t0))
+            engine.close()
+    return {"model": emb.model_id, "dim": emb.dim, "query_embedding_ms_p50": spread(query_p50),
+            "query_embedding_ms_p95": spread(query_p95), "ingest_memories_per_s": spread(ingest_rate)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--memories", type=int, default=300)
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "models.json")
+    args = ap.parse_args()
+    base = locomo_dir()
+    turns = read_jsonl(base / "memories.jsonl")[:args.memories]
+    questions = [q["text"] for q in read_jsonl(base / "queries_no_adv.jsonl")[:args.queries]]
+    load = [os.getloadavg()[0]]
+    results = []
+    for model in args.models.split(","):
+        results.append(measure(model, turns, questions, args.rounds))
+        load.append(os.getloadavg()[0])
+        print(json.dumps(results[-1]), flush=True)
+    out = {"provenance": provenance([base / "memories.jsonl", base / "queries_no_adv.jsonl"], vars(args) | {
+        "out": str(args.out)}, "python " + " ".join(sys.argv)),
+           "cpu_count": os.cpu_count(), "loadavg_1min": [round(x, 2) for x in load],
+           "note": "shared 2-core machine: other jobs ran meanwhile; compare models within this file only",
+           "memories": len(turns), "queries": len(questions), "rounds": args.rounds, "models": results}
+    args.out.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""Regenerate the README's quality tables from saved reports (never typed in by hand).
+
+Reads bench/results/cv/<model>.json (bench/tune_eval.py --cv), bench/results/models.json
+(bench/bench_models.py) and bench/results/eval-fixture/report.json (graphmem eval), and
+rewrites the block between ``<!-- quality:begin -->`` and ``<!-- quality:end -->`` in
+README.md. Every table says whether its figures are held-out or tuned-on and which commit
+made them.
+
+    PYTHONPATH=. python bench/readme_quality.py [--default-model minilm]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+BEGIN, END = "<!-- quality:begin -->", "<!-- quality:end -->"
+FAMILIES = [("lexical", "lexical (BM25)"), ("vector", "vector"), ("hybrid", "hybrid"),
+            ("hybrid_expansion", "hybrid + expansion"), ("default", "default (+ health + source)")]
+CATEGORIES = ["multi_hop", "temporal", "open_domain", "single_hop"]
+
+
+def ci(cell: dict[str, Any], signed: bool = False) -> str:
+    fmt = "{:+.3f}" if signed else "{:.3f}"
+    return f"{fmt.format(cell['mean'])} [{fmt.format(cell['ci95'][0])}, {fmt.format(cell['ci95'][1])}]"
+
+
+def short(commit: str | None) -> str:
+    return (commit or "?")[:7]
+
+
+def cv_tables(name: str, cv: dict[str, Any]) -> list[str]:
+    prov = cv["provenance"]
+    lines = [f"**locomo-dev, {cv['model']}, held-out** (leave-one-conversation-out: each family's grid "
+             f"point is chosen on 4 conversations by {cv['protocol']['objective']} and scored on the 5th; "
+             f"mean of the 5 held-out folds, 95% stratified bootstrap interval; {cv['protocol']['queries']} "
+             f"queries; `{prov['command']}` at {short(prov['git']['commit'])}, "
+             f"`bench/results/cv/{name}.json`):", "",
+             "| recipe | R@5 | R@10 | nDCG@10 | MRR | multi-hop R@10 | temporal | open-domain | single-hop "
+             "| answer in top 5 | answer in top 10 | context tokens @10 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for family, label in FAMILIES:
+        if family not in cv["families"]:
+            continue
+        h = cv["families"][family]["held_out"]
+        cats = [h["by_category"].get(c, {}).get("recall@10") for c in CATEGORIES]
+        lines.append(f"| {label} | {h['recall@5']['mean']:.3f} | {ci(h['recall@10'])} "
+                     f"| {h['ndcg@10']['mean']:.3f} | {h['mrr']['mean']:.3f} | {ci(cats[0]) if cats[0] else ''} | "
+                     + " | ".join(f"{c['mean']:.3f}" if c else "" for c in cats[1:])
+                     + f" | {h['answer@5']['mean']:.3f} | {h['answer@10']['mean']:.3f} "
+                       f"| {h['context_tokens@10']['mean']:.0f} |")
+    tuned = cv["families"]["default"]["tuned_on"]
+    lines.append(f"| *default, tuned-on (in-sample, for contrast)* | {tuned['recall@5']['mean']:.3f} "
+                 f"| {tuned['recall@10']['mean']:.3f} | {tuned['ndcg@10']['mean']:.3f} "
+                 f"| {tuned['mrr']['mean']:.3f} "
+                 f"| {tuned['by_category']['multi_hop']['recall@10']['mean']:.3f} | | | | | | |")
+    lines += ["", "Paired differences, held-out (95% interval; an interval that spans 0 is no evidence):", "",
+              "| a - b | R@10 | nDCG@10 | multi-hop R@10 | answer in top 10 |", "|---|---|---|---|---|"]
+    for pair, d in cv["differences"].items():
+        mh = d["by_category"].get("multi_hop", {}).get("recall@10")
+        lines.append(f"| {pair} | {ci(d['recall@10'], True)} | {ci(d['ndcg@10'], True)} | "
+                     f"{ci(mh, True) if mh else ''} | {ci(d['answer@10'], True)} |")
+    chosen = sorted({f["chosen"] for f in cv["families"]["default"]["folds"]})
+    names = ", ".join(f"`{c}`" for c in chosen)
+    lines += ["", f"Default family: grid points chosen across the folds: {names}.", ""]
+    return lines
+
+
+def model_table(cvs: dict[str, dict[str, Any]], costs: dict[str, Any] | None) -> list[str]:
+    by_model = {m["model"]: m for m in (costs or {}).get("models", [])}
+    lines = ["**Embedding model** (held-out default recipe per model, same protocol and grid; cost from "
+             "`python bench/bench_models.py` at "
+             f"{short(((costs or {}).get('provenance') or {}).get('git', {}).get('commit'))}, "
+             "`bench/results/models.json`, 2 shared cores: median of "
+             f"{(costs or {}).get('rounds', '?')} rounds [min, max]):", "",
+             "| model | R@10 | multi-hop R@10 | nDCG@10 | answer in top 10 | query embedding p50 ms "
+             "| ingest memories/s |", "|---|---|---|---|---|---|---|"]
+    for _name, cv in cvs.items():
+        h = cv["families"]["default"]["held_out"]
+        cost = by_model.get(cv["model"], {})
+        q = cost.get("query_embedding_ms_p50")
+        ing = cost.get("ingest_memories_per_s")
+        lines.append(f"| {cv['model']} | {ci(h['recall@10'])} | {ci(h['by_category']['multi_hop']['recall@10'])} "
+                     f"| {h['ndcg@10']['mean']:.3f} | {h['answer@10']['mean']:.3f} "
+                     f"| {q['median']:.1f} [{q['min']:.1f}, {q['max']:.1f}] | " if q else "| | ")
+        lines[-1] += f"{ing['median']:.0f} [{ing['min']:.0f}, {ing['max']:.0f}] |" if ing else "|"
+    return lines + [""]
+
+
+def fixture_table() -> list[str]:
+    report = json.loads((RESULTS / "eval-fixture" / "report.json").read_text())
+    prov = report.get("provenance", {})
+    lines = ["**Agent-memory fixture** (tuned-on: the defaults were chosen with these 38 queries in view; too "
+             f"few for folds; `{report.get('command')}` at {short(prov.get('git', {}).get('commit'))}):", "",
+             "| recipe | R@5 | R@10 | nDCG@10 | MRR | needs-related R@10 | low-health share | "
+             "low-health above a relevant record in top 3 |", "|---|---|---|---|---|---|---|---|"]
+    for family, label in FAMILIES:
+        o = report["configs"][family]["overall"]
+        nr = report["configs"][family]["by"]["needs_related"]["true"]["recall@10"]
+        lines.append(f"| {label} | {o['recall@5']:.3f} | {o['recall@10']:.3f} | {o['ndcg@10']:.3f} "
+                     f"| {o['mrr']:.3f} | {nr:.3f} | {100 * o['low_health_share']:.1f}% "
+                     f"| {o['low_health_above_relevant_top3']:.0f} |")
+    return lines + [""]
+
+
+def render(default_name: str) -> str:
+    cvs = {p.stem: json.loads(p.read_text()) for p in sorted((RESULTS / "cv").glob("*.json"))}
+    costs_path = RESULTS / "models.json"
+    costs = json.loads(costs_path.read_text()) if costs_path.exists() else None
+    lines = [BEGIN]
+    if default_name in cvs:
+        lines += cv_tables(default_name, cvs[default_name])
+    lines += model_table(cvs, costs) + fixture_table() + [END]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--default-model", default="minilm", help="the cv report whose full tables are shown")
+    args = ap.parse_args()
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    if BEGIN not in text:
+        raise SystemExit(f"README.md has no {BEGIN} marker")
+    new = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _m: render(args.default_model), text,
+                 flags=re.S)
+    readme.write_text(new)
+    print("README quality block regenerated")
+
+
+if __name__ == "__main__":
+    main()
