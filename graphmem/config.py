@@ -156,6 +156,13 @@ class StoreSettings:
     neo4j_user: str
     neo4j_password: str
     neo4j_database: str
+    neo4j_connection_timeout: float
+    neo4j_acquisition_timeout: float
+    neo4j_max_retry_time: float
+    neo4j_transient_retry_time: float
+    neo4j_breaker_failures: int
+    neo4j_breaker_cooldown: float
+    neo4j_ping_timeout: float
 
 
 @dataclass(frozen=True)

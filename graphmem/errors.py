@@ -51,10 +51,15 @@ class EvidenceRejected(ValidationError):
 
 
 class StoreUnavailable(GraphmemError):
-    """The store cannot be reached; callers may retry later."""
+    """The store cannot be reached; callers may retry later (``retry_after`` seconds, when known)."""
 
     code = "store_unavailable"
     status = 503
+
+    def __init__(self, message: str, field: str | None = None, code: str | None = None,
+                 retry_after: int | None = None):
+        super().__init__(message, field=field, code=code)
+        self.retry_after = retry_after
 
 
 class StoreConfigError(GraphmemError):

@@ -56,7 +56,7 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
 def _graphmem_error(exc: GraphmemError) -> Response:
     headers = dict(getattr(exc, "headers", {}) or {})
     if isinstance(exc, StoreUnavailable):
-        headers.setdefault("Retry-After", str(RETRY_AFTER_SECONDS))
+        headers.setdefault("Retry-After", str(exc.retry_after or RETRY_AFTER_SECONDS))
     status = exc.status if 400 <= exc.status < 600 else 500
     if status >= 500 and not isinstance(exc, StoreUnavailable):
         log.error("server error: %s", exc, exc_info=exc)

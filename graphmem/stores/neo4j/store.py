@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 import numpy as np
@@ -21,6 +24,7 @@ from neo4j.exceptions import (
     AuthError,
     ClientError,
     ConfigurationError,
+    ConnectionPoolError,
     IncompleteCommit,
     ServiceUnavailable,
     SessionExpired,
@@ -31,6 +35,7 @@ from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, TermStats, health_bin
 from graphmem.stores.base import check_model, iter_pages
 from graphmem.stores.neo4j import queries as Q
+from graphmem.stores.neo4j.breaker import Breaker
 from graphmem.stores.neo4j.records import (
     edge_param,
     filter_params,
@@ -39,6 +44,7 @@ from graphmem.stores.neo4j.records import (
     to_edge,
     to_memory,
 )
+from graphmem.stores.neo4j.retry import with_retries
 
 T = TypeVar("T")
 # CALL (x) { ... } scoped subqueries need 5.23; vector indexes 5.13, vector.similarity 5.18.
@@ -48,6 +54,7 @@ MIN_VERSION = (5, 23)
 LAYOUT = 2
 MIGRATIONS = ("migrate_tagged", "migrate_category_counts")
 _TYPES = list(EDGE_TYPES)
+_PINGER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="neo4j-ping")
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -81,8 +88,18 @@ class Neo4jStore:
     kind = "neo4j"
 
     def __init__(self, uri: str, user: str = "neo4j", password: str = "", database: str = "neo4j",
-                 *, connection_timeout: float = 5.0, max_retry_time: float = 15.0):
+                 *, connection_timeout: float = 1.0, max_retry_time: float = 0.5, acquisition_timeout: float = 2.0,
+                 transient_retry_time: float = 10.0, breaker_failures: int = 3, breaker_cooldown: float = 2.0,
+                 ping_timeout: float = 0.8):
+        """The timeouts bound how long a call waits on a dead database (an attempt is at most
+        ``acquisition_timeout``, retried for ``max_retry_time``); deadlocks are retried for
+        ``transient_retry_time``; the breaker then fails calls at once (``retry.py``, ``breaker.py``)."""
         self.uri = uri
+        self.breaker = Breaker(f"Neo4j at {uri}", breaker_failures, breaker_cooldown)
+        self.ping_timeout = ping_timeout
+        self.retry_budgets = (max_retry_time, transient_retry_time)
+        self._ping: Future | None = None
+        self._ping_lock = threading.Lock()
         self.database = database or "neo4j"
         self.dim = 0
         self.server_version = ""
@@ -94,19 +111,26 @@ class Neo4jStore:
         try:
             self._driver = GraphDatabase.driver(
                 uri, auth=(user, password) if password else None, connection_timeout=connection_timeout,
-                max_transaction_retry_time=max_retry_time, notifications_min_severity="OFF")
+                connection_acquisition_timeout=acquisition_timeout, max_transaction_retry_time=0,
+                notifications_min_severity="OFF")
         except (ConfigurationError, ValueError) as exc:
             raise StoreConfigError(f"invalid Neo4j URI {uri!r}: {exc}", field="store.neo4j_uri") from exc
 
     # -- plumbing ----------------------------------------------------------------------
     def _execute(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
+        return self.breaker.call(lambda: self._execute_once(write, work))
+
+    def _attempt(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
+        with self._driver.session(database=self.database) as session:
+            return session.execute_write(work) if write else session.execute_read(work)
+
+    def _execute_once(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
         try:
-            with self._driver.session(database=self.database) as session:
-                return session.execute_write(work) if write else session.execute_read(work)
+            return with_retries(lambda: self._attempt(write, work), *self.retry_budgets)
         except AuthError as exc:
             raise StoreConfigError(f"Neo4j at {self.uri} refused the credentials: {exc.message}",
                                    field="store.neo4j_password") from exc
-        except (ServiceUnavailable, SessionExpired, IncompleteCommit, TransientError) as exc:
+        except (ServiceUnavailable, SessionExpired, IncompleteCommit, TransientError, ConnectionPoolError) as exc:
             raise StoreUnavailable(f"Neo4j at {self.uri} (database {self.database!r}) is unavailable: {exc}",
                                    field="store") from exc
         except ClientError as exc:
@@ -181,6 +205,18 @@ class Neo4jStore:
         self._driver.close()
 
     def ping(self) -> bool:
+        """Readiness within ``ping_timeout`` seconds: at most one ping runs at a time, and a
+        caller stops waiting for it after the timeout (a hung database is not ready)."""
+        with self._ping_lock:
+            if self._ping is None or self._ping.done():
+                self._ping = _PINGER.submit(self._ping_once)
+            pending = self._ping
+        try:
+            return pending.result(timeout=self.ping_timeout)
+        except FutureTimeout:
+            return False
+
+    def _ping_once(self) -> bool:
         try:
             return self._read("namespace_size", namespace="") is not None
         except (StoreUnavailable, StoreConfigError):
@@ -241,10 +277,13 @@ class Neo4jStore:
 
     def _auto_commit(self, name: str, params: dict[str, Any]) -> None:
         """Queries that batch with CALL ... IN TRANSACTIONS cannot run in a managed transaction."""
+        self.breaker.call(lambda: self._auto_commit_once(name, params))
+
+    def _auto_commit_once(self, name: str, params: dict[str, Any]) -> None:
         try:
             with self._driver.session(database=self.database) as session:
                 session.run(Q.load(name), params).consume()
-        except (ServiceUnavailable, SessionExpired) as exc:
+        except (ServiceUnavailable, SessionExpired, ConnectionPoolError) as exc:
             raise StoreUnavailable(f"Neo4j at {self.uri} is unavailable: {exc}", field="store") from exc
 
     # -- reads -------------------------------------------------------------------------
