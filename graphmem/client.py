@@ -97,7 +97,7 @@ class GraphmemClient:
     def delete(self, memory_id: str, namespace: str | None = None) -> None:
         self.request("DELETE", f"/v1/memories/{self._id(memory_id)}", params={"namespace": self._ns(namespace)})
 
-    def list(self, namespace: str | None = None, limit: int = 50, cursor: str | None = None,
+    def list_memories(self, namespace: str | None = None, limit: int = 50, cursor: str | None = None,
              tags: list[str] | None = None, category: list[str] | None = None,
              source: list[str] | None = None, **filters: Any) -> dict[str, Any]:
         """One page: ``{"memories", "next_cursor"}``; filters: min_health, max_health, created_after, ..."""
@@ -110,7 +110,7 @@ class GraphmemClient:
                       **filters: Any) -> Iterator[dict[str, Any]]:
         cursor = None
         while True:
-            page = self.list(namespace, page_size, cursor, **filters)
+            page = self.list_memories(namespace, page_size, cursor, **filters)
             yield from page["memories"]
             cursor = page["next_cursor"]
             if not cursor:

@@ -113,7 +113,7 @@ class Graphmem:
         if not self.ingestor.delete(validate_namespace(namespace), memory_id):
             raise NotFoundError(f"memory {memory_id!r} not found in namespace {namespace!r}", field="id")
 
-    def list(self, namespace: str, filters: MemoryFilter, limit: int = 50,
+    def list_memories(self, namespace: str, filters: MemoryFilter, limit: int = 50,
              cursor: str | None = None) -> tuple[list[Memory], str | None]:
         validate_namespace(namespace)
         if not 1 <= limit <= 500:
@@ -123,17 +123,19 @@ class Graphmem:
         nxt = encode_cursor(page[-1].created_at, page[-1].id) if len(rows) > limit else None
         return page, nxt
 
-    def relate(self, namespace: str, from_id: str, to_id: str, evidence: Any,
+    def relate(self, namespace: str, from_id: Any, to_id: Any, evidence: Any,
                label: str | None = None, weight: float | None = None) -> Edge:
+        """``from_id``/``to_id``/``evidence`` may come straight from a request: they are validated."""
         return self.ingestor.relate(validate_namespace(namespace), from_id, to_id, evidence, label, weight)
 
     def rescore(self, namespace: str | None = None) -> dict[str, int]:
         return self.ingestor.rescore(namespace)
 
     # -- search and graph ----------------------------------------------------------------------
-    def search_outcome(self, query: str, namespace: str = "default", k: Any = None,
+    def search_outcome(self, query: Any, namespace: str = "default", k: Any = None,
                        filters: MemoryFilter | None = None, recipe: str | None = None,
                        stages: Any = None, params: Any = None) -> SearchOutcome:
+        """``query``, ``k``, ``stages`` and ``params`` may come straight from a request: they are validated."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query must be a non-empty string", field="query")
         if len(query) > self.settings.limits.max_query_chars:
@@ -144,7 +146,7 @@ class Graphmem:
                             k=parse_k(k, self.settings.limits, cfg.k), filters=filters or MemoryFilter())
         return self.pipeline.run(req)
 
-    def search(self, query: str, namespace: str = "default", k: Any = None,
+    def search(self, query: Any, namespace: str = "default", k: Any = None,
                filters: MemoryFilter | None = None, recipe: str | None = None, stages: Any = None,
                params: Any = None, explain: bool = True, trace: bool = False) -> dict[str, Any]:
         outcome = self.search_outcome(query, namespace, k, filters, recipe, stages, params)

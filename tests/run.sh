@@ -19,4 +19,5 @@ export GRAPHMEM_REQUIRE_NEO4J=1
 echo "Neo4j for tests: $GRAPHMEM_NEO4J_URI" >&2
 
 ruff check graphmem tests bench
+mypy
 python -m pytest -q -p no:cacheprovider "$@"

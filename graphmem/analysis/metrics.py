@@ -323,7 +323,7 @@ def edge_attribution(eval_trace_or_results: Any, relevant_ids: Any, k: int | Non
     all_paths: dict[str, dict[str, Any]] = {}
     merged: dict[str, dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
-    totals = Counter()
+    totals: Counter[str] = Counter()
     queries = _queries(eval_trace_or_results, relevant_ids)
     for qid, results, relevant in queries:
         top = results[:k] if k else results
@@ -387,7 +387,7 @@ def compare_rankings(results_a: Any, results_b: Any) -> list[dict[str, Any]]:
     for node in sorted(set(a) | set(b), key=lambda n: (b.get(n, missing)[0], a.get(n, missing)[0], n)):
         ra, res_a = a.get(node, (None, None))
         rb, res_b = b.get(node, (None, None))
-        why = (res_b or res_a).get("why") or {}
+        why = (res_b or res_a or {}).get("why") or {}
         rows.append({"id": node, "rank_a": ra, "rank_b": rb,
                      "shift": (ra - rb) if ra is not None and rb is not None else None,
                      "score_a": res_a and res_a["score"], "score_b": res_b and res_b["score"],

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response, current_app, g, request
+from flask.json.provider import DefaultJSONProvider
 
 from graphmem.api import routes_memories, routes_ops, routes_search
 from graphmem.api.auth import Keyring
@@ -48,8 +49,10 @@ def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: K
         keyring = Keyring.from_settings(settings, os.environ if environ is None else environ)
     app = Flask("graphmem.api")
     app.config["MAX_CONTENT_LENGTH"] = settings.limits.max_body_bytes
-    app.json.sort_keys = False   # keep the engine's field order (id, score, kind, memory, why)
-    app.json.compact = True
+    json_provider = DefaultJSONProvider(app)
+    json_provider.sort_keys = False   # keep the engine's field order (id, score, kind, memory, why)
+    json_provider.compact = True
+    app.json = json_provider
     app.extensions["graphmem"] = ApiState(engine, settings, keyring, metrics or ApiMetrics(),
                                           build_spec(settings.limits))
     register_error_handlers(app)

@@ -14,9 +14,7 @@ import hmac
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from flask import Request
+from typing import Any, Protocol
 
 from graphmem.api.errors import ApiError
 from graphmem.config import Settings
@@ -31,6 +29,13 @@ DEFAULT_NAMESPACE = "default"
 def hash_key(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
+
+
+class HasHeaders(Protocol):
+    """A request as authentication sees it: Flask's (the API) or Starlette's (MCP over HTTP)."""
+
+    @property
+    def headers(self) -> Any: ...
 
 @dataclass(frozen=True)
 class ApiKey:
@@ -88,7 +93,7 @@ class Keyring:
             seen[key.sha256] = key.name
         return cls(keys)
 
-    def authenticate(self, request: Request) -> Principal:
+    def authenticate(self, request: HasHeaders) -> Principal:
         if not self.keys:
             return OPEN
         presented = presented_key(request)
@@ -106,7 +111,7 @@ class Keyring:
         return Principal(match.name, match.namespaces)
 
 
-def presented_key(request: Request) -> str | None:
+def presented_key(request: HasHeaders) -> str | None:
     header = request.headers.get("Authorization", "")
     if header:
         scheme, _, token = header.partition(" ")

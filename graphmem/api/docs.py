@@ -49,6 +49,12 @@ def _limits(schema: dict[str, Any]) -> str:
     return f' <span class="muted">({escape(", ".join(parts))})</span>' if parts else ""
 
 
+
+def _response_schema(response: dict[str, Any]) -> Any:
+    """The schema of a response's first content type (None when the response has no body)."""
+    content: dict[str, dict[str, Any]] = response.get("content", {})
+    return next(iter(content.values()), {}).get("schema")
+
 def _schema_table(schema: dict[str, Any]) -> str:
     props = schema.get("properties", {})
     if not props:
@@ -77,8 +83,7 @@ def _operation(path: str, method: str, op: dict[str, Any], params: dict[str, Any
     if body:
         out.append(f"<p>Body: {_type(body['schema'])}</p>")
     rows = "".join(f"<tr><td><code>{escape(code)}</code></td><td>{escape(r['description'])}</td><td>"
-                   f"{_type(next(iter(r.get('content', {}).values()), {}).get('schema'))}</td></tr>"
-                   for code, r in op["responses"].items())
+                   f"{_type(_response_schema(r))}</td></tr>" for code, r in op["responses"].items())
     out.append(f"<table><tr><th>status</th><th>meaning</th><th>body</th></tr>{rows}</table></div>")
     return "".join(out)
 

@@ -50,7 +50,7 @@ def create_memory() -> tuple[Response, int] | Response:
     result = engine().add({**data, "namespace": ns}, ns)
     _metrics().observe_ingest([result.status])
     resp = jsonify(_result_body(result))
-    if result.status == "created":
+    if result.status == "created" and result.memory is not None:
         resp.status_code = 201
         resp.headers["Location"] = url_for("memories.get_memory", memory_id=result.memory.id, namespace=ns)
     return resp
@@ -98,7 +98,7 @@ def list_memories() -> Response:
         exc.field = QUERY_FIELD.get(exc.field or "", (exc.field or "").removeprefix("filters."))
         raise
     limit = arg_int("limit", 50, 1, 500)
-    page, next_cursor = engine().list(ns, flt, limit or 50, request.args.get("cursor"))
+    page, next_cursor = engine().list_memories(ns, flt, limit or 50, request.args.get("cursor"))
     return jsonify({"namespace": ns, "memories": [m.to_dict() for m in page], "next_cursor": next_cursor})
 
 

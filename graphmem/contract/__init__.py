@@ -19,6 +19,7 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic import ValidationError as PydanticError
 
 from graphmem.config import Limits, Settings
@@ -60,7 +61,7 @@ def to_graphmem_error(exc: PydanticError, prefix: str = "") -> ValidationError:
     return ValidationError(f"{field}: {message}" if field else message, field=field)
 
 
-def validate(model: type, data: Any, prefix: str = "") -> Any:
+def validate(model: type[BaseModel], data: Any, prefix: str = "") -> Any:
     """``model.model_validate(data)``, failures raised as graphmem's ValidationError (422)."""
     try:
         return model.model_validate(data)

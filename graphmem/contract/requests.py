@@ -54,8 +54,8 @@ def _tunable_type(f: Any, limits: Limits) -> Any:
     if f.type == "float":
         return Annotated[float, Field(ge=meta["low"], le=high, allow_inf_nan=False, description=doc)]
     weight = Annotated[float, Field(ge=meta["low"], le=high, allow_inf_nan=False)]
-    edge_weights = create_model("EdgeTypeWeights", __base__=Body,
-                                **{t: (weight | None, None) for t in EDGE_TYPES})
+    optional: dict[str, Any] = {t: (weight | None, None) for t in EDGE_TYPES}   # built at run time
+    edge_weights = create_model("EdgeTypeWeights", __base__=Body, **optional)
     return Annotated[edge_weights, Field(description=doc)]
 
 
@@ -152,13 +152,14 @@ def build_requests(limits: Limits, recipes: tuple[str, ...]) -> SimpleNamespace:
         created_before: Timestamp | None = None
         include_expired: bool | None = None
 
+    switches: dict[str, Any] = {s: (bool | None, None) for s in STAGES}
     Stages = create_model("Stages", __base__=Body, __doc__="Switch pipeline stages (all on by default).",
-                          **{s: (bool | None, None) for s in STAGES})
+                          **switches)
+    tunables: dict[str, Any] = {f.name: (_tunable_type(f, lim) | None, None) for f in fields(SearchConfig)
+                                if f.metadata.get("tunable")}
     SearchParams = create_model(
         "SearchParams", __base__=Body, __doc__="Overrides of the recipe's tunables; cost levers are capped "
-                                               "by [limits].",
-        **{f.name: (_tunable_type(f, lim) | None, None) for f in fields(SearchConfig)
-           if f.metadata.get("tunable")})
+                                               "by [limits].", **tunables)
 
     class SearchRequest(Body):
         query: text(lim.max_query_chars)  # type: ignore[valid-type]

@@ -24,6 +24,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -84,7 +85,7 @@ class _GraphBuilder:
         self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
         return name
 
-    def op(self, op_type: str, inputs: list[str], name: str, **attrs: object) -> str:
+    def op(self, op_type: str, inputs: list[str], name: str, **attrs: Any) -> str:
         if name in self._names:
             raise ValueError(f"duplicate node output {name}")
         self._names.add(name)

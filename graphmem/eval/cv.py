@@ -88,7 +88,7 @@ def bootstrap_groups(values: Mapping[str, Sequence[float]], n: int = 2000, seed:
 
 
 def interval(per_query: PerQuery, groups: Mapping[str, Sequence[str]], metric: str,
-             baseline: PerQuery | None = None, n: int = 2000, seed: int = 0) -> dict[str, float]:
+             baseline: PerQuery | None = None, n: int = 2000, seed: int = 0) -> dict[str, Any]:
     """Mean of group means with a 95% interval; with ``baseline``, of the paired difference
     (per_query - baseline) instead."""
     values = {g: [per_query[q][metric] - (baseline[q][metric] if baseline is not None else 0.0) for q in ids]

@@ -274,7 +274,7 @@ def evaluate(options: EvalOptions,
         settings = replace(settings_from_dict(data), recipes=settings.recipes)
     configs = select(known, options.recipes)
     temp = options.data_dir is None
-    data_dir = Path(tempfile.mkdtemp(prefix="graphmem-eval-")) if temp else Path(options.data_dir)
+    data_dir = Path(options.data_dir or tempfile.mkdtemp(prefix="graphmem-eval-"))
     # A shared server store gets run-unique namespaces so a run never sees another's data.
     prefix = f"ev{uuid.uuid4().hex[:8]}-" if options.store != "sqlite" else ""
     dataset = load_dataset(options.memories, options.queries, settings.limits, options.scope,

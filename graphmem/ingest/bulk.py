@@ -38,7 +38,7 @@ def import_jsonl(engine, path: str | Path, namespace: str = "default", namespace
     bar = tqdm(total=len(rows), unit="mem", disable=not progress, desc="import")
     groups: dict[str, list[tuple[int, Any]]] = {}
     for number, item in rows:
-        if isinstance(item, Exception):
+        if isinstance(item, ValidationError):
             summary["rejected"] += 1
             summary["rejections"].append({"line": number, **item.to_dict()})
             bar.update(1)

@@ -55,7 +55,7 @@ class Ingestor:
         self.lock = threading.RLock()
 
     # -- building a memory ----------------------------------------------------------------
-    def build(self, inp: MemoryInput, embedding: np.ndarray, created_at: str | None = None) -> Memory:
+    def build(self, inp: MemoryInput, embedding: np.ndarray | None, created_at: str | None = None) -> Memory:
         """A Memory with health, source weight and terms computed, not yet linked or saved."""
         now = self.clock()
         health, reasons = assess_health(inp.content, inp.tags, inp.category, self.settings.health)
@@ -65,7 +65,8 @@ class Ingestor:
             source=inp.source, reason=inp.reason, metadata=inp.metadata,
             created_at=created_at or inp.created_at or now, updated_at=now,
             valid_until=inp.valid_until, expires_at=inp.expires_at,
-            embedding=np.asarray(embedding, dtype=np.float32), health=health, health_reasons=reasons,
+            embedding=None if embedding is None else np.asarray(embedding, dtype=np.float32),
+            health=health, health_reasons=reasons,
             source_weight=source_weight(inp.source, self.settings.sources),
             term_counts=term_counts(inp.content), evidence=inp.evidence)
 
@@ -154,13 +155,15 @@ class Ingestor:
                 valid.append((i, validate_memory(item, self.settings.limits, default_namespace)))
             except GraphmemError as exc:
                 results[i] = IngestResult("rejected", error=exc, index=i)
-        vectors = self.embedder.embed_documents([inp.content for _, inp in valid]) if valid else []
+        vectors = (list(self.embedder.embed_documents([inp.content for _, inp in valid])) if valid
+                   else [])
         for (i, inp), vector in zip(valid, vectors, strict=True):
             try:
                 with self.lock:
-                    existing = self._existing(inp)
-                    results[i] = existing or IngestResult("created", self._save_new(self.build(inp, vector)))
-                    results[i].index = i
+                    result = self._existing(inp) or IngestResult("created",
+                                                                 self._save_new(self.build(inp, vector)))
+                    result.index = i
+                    results[i] = result
             except StoreUnavailable:
                 raise                       # an outage is not a per-item rejection
             except GraphmemError as exc:
@@ -200,7 +203,7 @@ class Ingestor:
         with self.lock:
             return self.store.delete_memory(namespace, memory_id)
 
-    def relate(self, namespace: str, a: str, b: str, evidence: Any, label: str | None = None,
+    def relate(self, namespace: str, a: Any, b: Any, evidence: Any, label: str | None = None,
                weight: float | None = None) -> Edge:
         """An explicit relation, saved only if its evidence quote is in its source text."""
         limits = self.settings.limits

@@ -15,6 +15,8 @@ from graphmem.config import Settings
 from graphmem.contract import contract
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from graphmem.mcp.tools import ToolSpec
 
 DETAIL = {"type": "string", "enum": ["compact", "full"], "default": "compact",
@@ -35,7 +37,7 @@ def _clean(schema: Any, defs: dict[str, Any], in_properties: bool = False) -> An
             for key, value in schema.items() if in_properties or key not in ("title", "$defs")}
 
 
-def model_schema(model: type) -> dict[str, Any]:
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
     return _clean(schema, schema.get("$defs", {}))
 

@@ -98,7 +98,8 @@ class SearchPipeline:
             if use_vec or (cfg.stage("expansion") and cfg.expansion_similarity_mix > 0):
                 qvec = self.embedder.embed_query(q.text)
             terms = tokenize(q.text)
-            vec_ids = self.store.vector_candidates(ns, qvec, cfg.recall_candidates, flt, now) if use_vec else []
+            vec_ids = (self.store.vector_candidates(ns, qvec, cfg.recall_candidates, flt, now)
+                       if use_vec and qvec is not None else [])
             stats = self.store.term_stats(ns, terms) if use_lex and terms else None
             # The lexical pool is over-fetched and cut by graphmem's own BM25, so which memories enter
             # does not depend on a store's full-text scoring (FTS5 and Lucene rank differently).

@@ -159,8 +159,11 @@ class Neo4jStore:
             check_model(where, meta[0]["model_id"], meta[0]["dimension"], json.loads(meta[0]["reindex"] or "null"),
                         model_id, dim, reindexing)
         for statement in Q.statements("schema"):
+            def create(tx: ManagedTransaction, s: str = statement) -> None:
+                tx.run(s, {"dimension": int(dim)}).consume()
+
             try:
-                self._execute(True, lambda tx, s=statement: tx.run(s, {"dimension": int(dim)}).consume())
+                self._execute(True, create)
             except ClientError as exc:  # a concurrent ensure_schema created it first
                 if "AlreadyExists" not in (exc.code or ""):
                     raise

@@ -25,6 +25,7 @@ def record(db: sqlite3.Connection, namespace: str, memory_id: str, keep: int) ->
     """Log a change to one memory's vector inside the caller's write transaction; its sequence number."""
     seq = db.execute("INSERT INTO vector_log (namespace, memory_id) VALUES (?, ?)",
                      (namespace, memory_id)).lastrowid
+    assert seq is not None, "an INSERT sets lastrowid"
     if seq % max(1, min(PRUNE_EVERY, keep)) == 0:
         db.execute("DELETE FROM vector_log WHERE seq <= ?", (seq - keep,))
     return int(seq)
