@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from graphmem.cli.context import CliContext
+from graphmem.cli.context import CliContext, CliGroup
 
 
-@click.group()
+@click.group(cls=CliGroup)
 @click.option("--data-dir", envvar="GRAPHMEM_DATA_DIR", type=click.Path(file_okay=False),
               help="Embedded store directory (env GRAPHMEM_DATA_DIR).")
 @click.option("--config", "config_path", envvar="GRAPHMEM_CONFIG", type=click.Path(dir_okay=False),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import click
 
@@ -27,14 +28,31 @@ class CliContext:
 
     def engine(self):
         if self._engine is None:
-            from graphmem.embedding.embedder import ModelNotPreparedError
             from graphmem.engine import Graphmem
 
-            try:
-                self._engine = Graphmem.open(self.settings())
-            except (GraphmemError, ModelNotPreparedError) as exc:
-                raise click.ClickException(str(exc)) from exc
+            self._engine = Graphmem.open(self.settings())
         return self._engine
 
 
 pass_cli = click.make_pass_decorator(CliContext)
+
+
+def error_line(exc: GraphmemError) -> str:
+    return f"{exc.code}: {exc.message}" + (f" (field: {exc.field})" if exc.field else "")
+
+
+class CliGroup(click.Group):
+    """The CLI's one error handler: a graphmem error (bad input, missing memory, store down) or a
+    model that is not prepared ends any command with one clean line on stderr and exit code 1,
+    never a traceback. Commands let these errors rise."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from graphmem.embedding.embedder import ModelNotPreparedError
+        from graphmem.embedding.prepare import PrepareError
+
+        try:
+            return super().invoke(ctx)
+        except GraphmemError as exc:
+            raise click.ClickException(error_line(exc)) from exc
+        except (ModelNotPreparedError, PrepareError) as exc:
+            raise click.ClickException(str(exc)) from exc

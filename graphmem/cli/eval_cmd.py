@@ -14,7 +14,6 @@ import click
 from rich.console import Console
 
 from graphmem.cli.context import CliContext, pass_cli
-from graphmem.errors import GraphmemError
 
 
 @click.command(name="eval")
@@ -47,7 +46,6 @@ from graphmem.errors import GraphmemError
 def eval_(cli: CliContext, memories, queries, scope, config_path, recipes, k, depth, store_kind,
           limit_queries, only_namespaces, by, store_dir, embedding_cache, plots, progress, output) -> None:
     """Evaluate retrieval on labelled queries: every configuration on one fresh store."""
-    from graphmem.embedding.embedder import ModelNotPreparedError
     from graphmem.eval.provenance import provenance
     from graphmem.eval.report import build_report, plot_all, print_tables, write_json
     from graphmem.eval.runner import EvalOptions, evaluate
@@ -58,10 +56,7 @@ def eval_(cli: CliContext, memories, queries, scope, config_path, recipes, k, de
         depth=depth, store=kind, data_dir=store_dir, embedding_cache=embedding_cache,
         limit_queries=limit_queries, only_namespaces=list(only_namespaces) or None, by=list(by),
         progress=progress, store_settings=cli.settings().store if kind != "sqlite" else None)
-    try:
-        run = evaluate(options)
-    except (GraphmemError, ModelNotPreparedError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    run = evaluate(options)
     report = build_report(run)
     report["command"] = "graphmem " + shlex.join(sys.argv[1:])     # how to reproduce this report
     report["provenance"] = provenance([memories, queries], {"settings": run.effective_settings,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from graphmem.cli.context import CliContext, pass_cli
-from graphmem.errors import GraphmemError
 
 
 @click.command(name="export")
@@ -50,9 +49,6 @@ def export(cli: CliContext, fmt, namespace, ids, query, k, recipe, hops, batch_s
         else:
             G = mirror_namespace(engine.store, namespace, batch_size)
         export_graph(G, fmt, output, include_analysis)
-    except GraphmemError as exc:
-        raise click.ClickException(f"{exc.code}: {exc.message}"
-                                   + (f" (field: {exc.field})" if exc.field else "")) from exc
     except OSError as exc:
         raise click.ClickException(f"cannot write {output}: {exc}") from exc
     types: dict[str, int] = {}

@@ -11,7 +11,6 @@ import click
 
 from graphmem.cli.context import CliContext, pass_cli
 from graphmem.cli.serve_cmd import configure_logging, is_loopback
-from graphmem.errors import GraphmemError
 
 
 @click.command()
@@ -30,13 +29,10 @@ def mcp(cli: CliContext, namespace: str | None, use_http: bool, host: str | None
     from graphmem.mcp.server import GraphmemMcp
 
     configure_logging(logging.INFO if use_http else logging.WARNING)
-    try:
-        settings = cli.settings()
-        if namespace is not None:
-            validate_namespace(namespace)
-        keyring = Keyring.from_settings(settings, os.environ) if use_http else None
-    except GraphmemError as exc:
-        raise click.ClickException(f"{exc.code}: {exc.message}") from exc
+    settings = cli.settings()
+    if namespace is not None:
+        validate_namespace(namespace)
+    keyring = Keyring.from_settings(settings, os.environ) if use_http else None
     host = host or settings.api.host
     if use_http and not keyring and not is_loopback(host):
         raise click.ClickException(

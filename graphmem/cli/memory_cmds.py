@@ -10,15 +10,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphmem.cli.context import CliContext, pass_cli
-from graphmem.errors import GraphmemError
 from graphmem.retrieval.request import parse_filters
 from graphmem.retrieval.why_text import why_parts
 
 console = Console()
-
-
-def _fail(exc: GraphmemError) -> None:
-    raise click.ClickException(f"{exc.code}: {exc.message}" + (f" (field: {exc.field})" if exc.field else ""))
 
 
 def _echo_json(data) -> None:
@@ -38,10 +33,7 @@ def add(cli: CliContext, content, tags, category, source, reason, memory_id, nam
     """Add one memory."""
     data = {"content": content, "tags": list(tags), "category": category, "source": source,
             "reason": reason, "id": memory_id}
-    try:
-        result = cli.engine().add({k: v for k, v in data.items() if v is not None}, namespace)
-    except GraphmemError as exc:
-        _fail(exc)
+    result = cli.engine().add({k: v for k, v in data.items() if v is not None}, namespace)
     _echo_json(result.to_dict())
 
 
@@ -56,10 +48,7 @@ def import_(cli: CliContext, path, namespace, namespace_field, batch_size) -> No
     """Import a JSONL file of memories (batched, idempotent) with a progress bar and summary."""
     from graphmem.ingest.bulk import import_jsonl
 
-    try:
-        summary = import_jsonl(cli.engine(), path, namespace, namespace_field, batch_size, progress=True)
-    except GraphmemError as exc:
-        _fail(exc)
+    summary = import_jsonl(cli.engine(), path, namespace, namespace_field, batch_size, progress=True)
     table = Table(title=escape(f"import {path}"))
     for col in ("created", "duplicate", "rejected"):
         table.add_column(col, justify="right")
@@ -77,10 +66,7 @@ def import_(cli: CliContext, path, namespace, namespace_field, batch_size) -> No
 @pass_cli
 def get(cli: CliContext, memory_id, namespace) -> None:
     """Show one memory by id (always works, whatever its health)."""
-    try:
-        _echo_json(cli.engine().get(namespace, memory_id).to_dict())
-    except GraphmemError as exc:
-        _fail(exc)
+    _echo_json(cli.engine().get(namespace, memory_id).to_dict())
 
 
 @click.command()
@@ -89,10 +75,7 @@ def get(cli: CliContext, memory_id, namespace) -> None:
 @pass_cli
 def delete(cli: CliContext, memory_id, namespace) -> None:
     """Delete a memory and its edges."""
-    try:
-        cli.engine().delete(namespace, memory_id)
-    except GraphmemError as exc:
-        _fail(exc)
+    cli.engine().delete(namespace, memory_id)
     click.echo(f"deleted {memory_id}")
 
 
@@ -118,12 +101,9 @@ def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categor
            as_json) -> None:
     """Search memories with the staged pipeline."""
     engine = cli.engine()
-    try:
-        filters = parse_filters({"tags": list(tags), "categories": list(categories)}, engine.settings.limits)
-        out = engine.search(query, namespace, k, filters, recipe, {d: False for d in disabled} or None,
-                            explain=True, trace=trace)
-    except GraphmemError as exc:
-        _fail(exc)
+    filters = parse_filters({"tags": list(tags), "categories": list(categories)}, engine.settings.limits)
+    out = engine.search(query, namespace, k, filters, recipe, {d: False for d in disabled} or None,
+                        explain=True, trace=trace)
     if as_json:
         _echo_json(out)
         return
@@ -159,10 +139,7 @@ def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categor
 @pass_cli
 def neighbors(cli: CliContext, memory_id, namespace, min_weight) -> None:
     """One-hop neighbourhood of a memory with edge types, weights and reasons."""
-    try:
-        out = cli.engine().neighbors(namespace, memory_id, min_weight=min_weight)
-    except GraphmemError as exc:
-        _fail(exc)
+    out = cli.engine().neighbors(namespace, memory_id, min_weight=min_weight)
     table = Table(title=escape(f"neighbors of {memory_id}: {out['memory']['content'][:60]}"))
     for col in ("type", "weight", "reason", "neighbor"):
         table.add_column(col)

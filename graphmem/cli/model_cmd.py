@@ -22,17 +22,13 @@ from graphmem.embedding.prepare import (
     prepare_model,
     verify_model_dir,
 )
-from graphmem.errors import GraphmemError
 
 
 def configured_model() -> tuple[str, Path | None]:
     """Model name and directory as the service would load them: --config file, then env
     (GRAPHMEM_MODEL, GRAPHMEM_MODEL_DIR), then defaults; no directory means the graphmem cache."""
     cli = click.get_current_context().find_object(CliContext) or CliContext()
-    try:
-        settings = cli.settings()
-    except GraphmemError as exc:
-        raise click.ClickException(str(exc)) from exc
+    settings = cli.settings()
     return settings.model.name, Path(settings.model.dir).expanduser() if settings.model.dir else None
 
 
@@ -59,10 +55,7 @@ def prepare_cmd(target_dir: Path | None, force: bool, model_name: str | None) ->
     configured_name, configured_dir = configured_model()
     if target_dir is None and model_name is None:
         target_dir = configured_dir
-    try:
-        result = prepare_model(target_dir, force=force, model=model_name or configured_name)
-    except PrepareError as exc:
-        raise click.ClickException(str(exc)) from exc
+    result = prepare_model(target_dir, force=force, model=model_name or configured_name)
     click.echo(f"path:    {result.path}")
     click.echo(f"built:   {'yes' if result.built else 'no (already prepared and verified)'}")
     click.echo(f"sha256:  {result.sha256}")

@@ -24,7 +24,6 @@ from typing import Any
 import click
 
 from graphmem.cli.context import CliContext, pass_cli
-from graphmem.errors import GraphmemError
 
 log = logging.getLogger("graphmem.serve")
 
@@ -129,11 +128,8 @@ def serve(cli: CliContext, host: str | None, port: int | None, threads: int | No
     from graphmem.api.auth import Keyring
 
     configure_logging()
-    try:
-        settings = cli.settings()
-        keyring = Keyring.from_settings(settings, os.environ)
-    except GraphmemError as exc:
-        raise click.ClickException(f"{exc.code}: {exc.message}") from exc
+    settings = cli.settings()
+    keyring = Keyring.from_settings(settings, os.environ)
     host = host or settings.api.host
     port = settings.api.port if port is None else port
     threads = threads or settings.api.threads

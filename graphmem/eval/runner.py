@@ -30,7 +30,9 @@ from typing import Any
 from tqdm import tqdm
 
 from graphmem.config import SearchConfig, Settings, StoreSettings, load_settings, settings_from_dict
+from graphmem.errors import ConfigError
 from graphmem.eval.dataset import EvalDataset, EvalQuery, load_dataset
+from graphmem.ingest.bulk import add_in_chunks
 
 BUILTIN_RECIPES = ("lexical", "vector", "hybrid", "hybrid_expansion", "default")
 STAGE_NAMES = ("router", "recall", "expansion", "weighting", "rank")
@@ -119,7 +121,7 @@ def select(configs: dict[str, SearchConfig], names: list[str]) -> dict[str, Sear
         return configs
     unknown = [n for n in names if n not in configs]
     if unknown:
-        raise ValueError(f"unknown configuration {unknown[0]!r}; known: {', '.join(configs)}")
+        raise ConfigError(f"unknown configuration {unknown[0]!r}; known: {', '.join(configs)}", field="recipe")
     return {n: configs[n] for n in names}
 
 
@@ -134,21 +136,16 @@ def ingest(engine, dataset: EvalDataset, progress: bool = False) -> IngestSummar
         by_ns.setdefault(item["namespace"], []).append((requested[item["id"]], item))
     size = engine.settings.limits.max_batch
     bar = tqdm(total=len(dataset.memories), unit="mem", desc="ingest", disable=not progress, leave=False)
-    for ns, items in by_ns.items():
-        for start in range(0, len(items), size):
-            chunk = items[start:start + size]
-            results = engine.add_batch([item for _, item in chunk], ns, progress=bar.update)
-            for (dataset_id, _), result in zip(chunk, results, strict=True):
-                if result.status == "rejected":
-                    summary.rejected += 1
-                    summary.rejections.append({"id": dataset_id, **result.error.to_dict()})
-                    bar.update(1)
-                    continue
-                summary.created += result.status == "created"
-                if result.status == "created":
-                    summary.created_ids.append((ns, result.memory.id))
-                summary.duplicate += result.status == "duplicate"
-                summary.stored[dataset_id] = result.memory.id
+    for ns, dataset_id, _item, result in add_in_chunks(engine, by_ns, size, bar):
+        if result.error is not None or result.memory is None:
+            summary.rejected += 1
+            summary.rejections.append({"id": dataset_id, **(result.error.to_dict() if result.error else {})})
+            continue
+        summary.created += result.status == "created"
+        if result.status == "created":
+            summary.created_ids.append((ns, result.memory.id))
+        summary.duplicate += result.status == "duplicate"
+        summary.stored[dataset_id] = result.memory.id
     bar.close()
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -250,7 +247,8 @@ def apply_ingest_overrides(settings: Settings, overrides: dict[str, dict[str, An
     allowed = {"edges", "health", "sources", "ingest"}
     bad = set(overrides) - allowed
     if bad:
-        raise ValueError(f"ingest overrides may touch {sorted(allowed)} only, not {sorted(bad)}")
+        raise ConfigError(f"ingest overrides may touch {sorted(allowed)} only, not {sorted(bad)}",
+                          field="ingest")
     if not overrides:
         return settings
     data = copy.deepcopy(settings.raw)
