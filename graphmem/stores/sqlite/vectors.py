@@ -101,7 +101,7 @@ class NamespaceVectors:
         Past the approximate threshold the index proposes candidates, scored here exactly."""
         if limit <= 0:
             return []
-        if self.ann is not None and len(self) >= self.ann_settings.threshold:
+        if self.ann is not None and self.ann_settings is not None and len(self) >= self.ann_settings.threshold:
             found = self._approximate(vector, limit, allowed)
             if found is not None:
                 return _top(*found, limit)
@@ -119,6 +119,7 @@ class NamespaceVectors:
         """Candidates with exact scores, or None when only a full scan can answer (a filter that
         keeps too few memories for any affordable over-fetch)."""
         cfg = self.ann_settings
+        assert cfg is not None, "an index is attached only together with its settings"
         if allowed is not None and len(allowed) <= cfg.exact_subset_max:
             return self._subset_scores(vector, allowed)
         n = len(self)
