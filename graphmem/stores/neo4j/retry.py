@@ -31,6 +31,7 @@ def with_retries(attempt: Callable[[], T], outage_budget: float, transient_budge
                  sleep: Callable[[float], None] = time.sleep) -> T:
     started = time.monotonic()
     delay = FIRST_DELAY
+    failure: Exception
     while True:
         try:
             return attempt()
