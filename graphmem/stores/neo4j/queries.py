@@ -19,11 +19,14 @@ _STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
 
 
 def cypher_dir() -> Path:
-    """``$GRAPHMEM_CYPHER_DIR`` when set, else ``cypher/`` at the repository root."""
+    """``$GRAPHMEM_CYPHER_DIR`` when set; else the copy an installed wheel carries in the package
+    (``graphmem/cypher``, made at build time by setup.py); else ``cypher/`` at the repository root."""
     override = os.environ.get("GRAPHMEM_CYPHER_DIR")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[3] / "cypher"
+    here = Path(__file__).resolve()
+    packaged = here.parents[2] / "cypher"
+    return packaged if packaged.is_dir() else here.parents[3] / "cypher"
 
 
 @cache

@@ -1,0 +1,135 @@
+"""The installable package: a wheel built from the checkout, installed into a fresh venv outside it.
+
+Proves that pyproject.toml + setup.py ship everything an installed graphmem needs (the
+``graphmem`` script, defaults.toml, the SQLite schema, and the top-level ``cypher/`` queries as
+``graphmem/cypher``): ``graphmem serve`` answers on the embedded store and a search runs on Neo4j.
+
+Offline and fast: the wheel is built with ``--no-build-isolation --no-deps`` and installed with
+``--no-deps``; the fresh venv sees the shared venv's third-party packages through one ``.pth``
+line (graphmem itself is not installed there, so only the wheel's copy can be imported).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import site
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.neo4j_server import require_neo4j
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ("graphmem", "cypher", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 300) -> str:
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """(the fresh venv's bin dir, an environment that runs it from outside the checkout)."""
+    work = tmp_path_factory.mktemp("package")
+    src = work / "src"       # a copy, so the build leaves nothing (build/, *.egg-info) in the checkout
+    for name in SOURCES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            src.mkdir(exist_ok=True)
+            shutil.copy2(path, src / name)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")
+           and (not k.startswith("GRAPHMEM_") or k == "GRAPHMEM_MODEL_DIR")}
+    pip = [sys.executable, "-m", "pip"]
+    _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(work / "dist"), str(src)], work, env)
+    wheel = next((work / "dist").glob("graphmem-*.whl"))
+    venv = work / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], work, env)
+    py = venv / "bin" / "python"
+    _run([*pip, "--python", str(py), "install", "-q", "--no-deps", "--no-index", str(wheel)], work, env)
+    venv_site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], work, env)
+                     .strip())
+    (venv_site / "shared-venv.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return venv / "bin", env
+
+
+def test_wheel_carries_the_package_data_and_finds_its_cypher(installed):
+    bin_dir, env = installed
+    out = _run([str(bin_dir / "python"), "-c",
+                "import json, graphmem, graphmem.config as c, graphmem.stores.neo4j.queries as q;"
+                "print(json.dumps([graphmem.__file__, str(c.DEFAULTS_PATH), str(q.cypher_dir()),"
+                " len(q.statements('schema'))]))"], bin_dir.parent.parent, env)
+    package, defaults, cypher, schema_statements = json.loads(out)
+    venv = str(bin_dir.parent)
+    assert package.startswith(venv) and defaults.startswith(venv), "imported from the checkout, not the wheel"
+    assert cypher == str(Path(package).parent / "cypher") and schema_statements > 0
+    assert str(ROOT) not in cypher
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_installed_graphmem_serves_the_embedded_store(installed, tmp_path):
+    bin_dir, env = installed
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([str(bin_dir / "graphmem"), "--data-dir", str(tmp_path / "data"), "serve",
+                                 "--port", str(port)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                                stderr=err)
+        try:
+            deadline = time.monotonic() + 90
+            while True:
+                assert proc.poll() is None, f"server exited early:\n{log.read_text()}"
+                assert time.monotonic() < deadline, f"no /healthz within 90 s:\n{log.read_text()}"
+                try:
+                    if requests.get(f"{url}/healthz", timeout=1).json() == {"status": "ok"}:
+                        break
+                except requests.RequestException:
+                    time.sleep(0.2)
+            assert requests.get(f"{url}/readyz", timeout=30).status_code == 200
+            made = requests.post(f"{url}/v1/memories", timeout=30, json={
+                "content": "Deploys of the billing service go through the blue-green pipeline",
+                "tags": ["billing"]})
+            assert made.status_code == 201, made.text
+            found = requests.post(f"{url}/v1/search", timeout=30, json={"query": "how is billing deployed?"})
+            assert found.status_code == 200, found.text
+            assert [r["id"] for r in found.json()["results"]] == [made.json()["id"]]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+@pytest.mark.neo4j
+def test_installed_graphmem_searches_neo4j(installed, tmp_path):
+    """Every Neo4j query comes from the wheel's graphmem/cypher (the checkout is nowhere on the path)."""
+    uri = require_neo4j()
+    bin_dir, env = installed
+    env = {**env, "GRAPHMEM_NEO4J_URI": uri, "GRAPHMEM_STORE": "neo4j"}
+    for key in ("GRAPHMEM_NEO4J_USER", "GRAPHMEM_NEO4J_PASSWORD", "GRAPHMEM_NEO4J_DATABASE"):
+        if os.environ.get(key):
+            env[key] = os.environ[key]
+    ns = f"pkg-{uuid.uuid4().hex[:8]}"
+    graphmem = str(bin_dir / "graphmem")
+    added = json.loads(_run([graphmem, "add", "Backups of the ledger database rotate every night",
+                             "--tag", "backups", "-n", ns], tmp_path, env))
+    try:
+        found = json.loads(_run([graphmem, "search", "ledger backup rotation", "-n", ns, "--json"], tmp_path, env))
+        assert [r["id"] for r in found["results"]] == [added["id"]]
+    finally:
+        _run([graphmem, "delete", added["id"], "-n", ns], tmp_path, env)
