@@ -99,7 +99,7 @@ def memory_neighbors(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: 
     detail, memory_id = detail_of(extra), id_of(extra)
     limit = req.limit if "limit" in req.model_fields_set else cfg.neighbors_limit
     out = eng.neighbors(ns, memory_id, req.types or None, req.min_weight, limit)
-    out["memory"] = shape.memory(out["memory"], detail, cfg)
+    out["memory"] = shape.memory(out["memory"], detail, cfg, cfg.max_result_chars // 4)
     out["neighbors"] = [shape.neighbor(n, detail, cfg) for n in out["neighbors"]]
     return shape.bounded(out, "neighbors", cfg)
 

@@ -112,6 +112,20 @@ def test_results_are_bounded(mcp):
     compact = mcp.ok("search_memories", {"query": "anything about our setup", "namespace": RANK_NS, "k": 5})
     assert "truncated" not in compact and len(compact["results"]) == 5
 
+    big = {"content": "The long runbook for the archive service: " + "step and check. " * 450,
+           "metadata": {"notes": ["kept verbatim from the wiki page " * 4] * 40}, "tags": ["archive"],
+           "namespace": "big", "id": "runbook-archive"}
+    mcp.ok("add_memory", big)
+    for tool, args in (("get_memory", {"id": "runbook-archive"}),
+                       ("search_memories", {"query": "archive service runbook"}),
+                       ("memory_neighbors", {"id": "runbook-archive"})):
+        result = mcp.call(tool, {**args, "namespace": "big", "detail": "full"})
+        assert not result.is_error and len(result.content[0].text) <= MAX_RESULT_CHARS, tool
+    got = mcp.ok("get_memory", {"id": "runbook-archive", "namespace": "big", "detail": "full"})
+    assert got["truncated"] == {"metadata_chars": len(json.dumps(big["metadata"])),
+                                "content_chars": len(big["content"].strip())}
+    assert big["content"].startswith(got["content"][:-1]) and got["content"].endswith("…")
+
 
 def test_add_get_update_neighbours_delete(mcp):
     added = mcp.ok("add_memory", {"content": "The staging cluster for billing is called blue-falcon and "
