@@ -207,3 +207,33 @@ class Graphmem:
         if namespace is not None:
             validate_namespace(namespace)
         return stats_view(self.store.stats(namespace))
+
+    # -- operations (graphmem/ops) -------------------------------------------------------------
+    def check(self, namespaces: list[str] | None = None, repair: bool = False) -> dict[str, Any]:
+        """The store's invariants (see ``ops/check.py``); ``repair`` fixes what can be derived."""
+        from graphmem.ops.check import check_store
+
+        return check_store(self.store, self.settings.edges,
+                           [validate_namespace(ns) for ns in namespaces] if namespaces else None, repair)
+
+    def dump(self, out, namespaces: list[str] | None = None) -> dict[str, int]:
+        """A portable JSONL dump of memories and edges (either store; see ``ops/backup.py``)."""
+        from graphmem.ops.backup import dump
+
+        return dump(self.store, out, self.embedder.model_id, self.embedder.dim,
+                    [validate_namespace(ns) for ns in namespaces] if namespaces else None)
+
+    def restore(self, lines) -> dict[str, int]:
+        """Write a dump into this (empty) store: a backup's restore, or a migration between store kinds."""
+        from graphmem.ops.backup import restore
+
+        return restore(self.store, lines, self.embedder.model_id, self.embedder.dim)
+
+    def backup_sqlite(self, destination: str | Path) -> Path:
+        """A consistent online copy of the embedded store's database file."""
+        from graphmem.ops.backup import sqlite_backup
+
+        if self.store.kind != "sqlite":
+            raise ValidationError("a database-file backup is for the embedded store; use the JSONL dump",
+                                  field="format")
+        return sqlite_backup(self.store.db, destination)  # type: ignore[attr-defined]

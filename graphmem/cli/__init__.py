@@ -49,3 +49,7 @@ main.add_command(serve)
 from graphmem.cli.mcp_cmd import mcp as mcp_command  # noqa: E402
 
 main.add_command(mcp_command)
+
+from graphmem.cli import ops_cmds  # noqa: E402
+
+ops_cmds.register(main)

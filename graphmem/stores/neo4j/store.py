@@ -274,6 +274,14 @@ class Neo4jStore:
             self._write("health_update", namespace=namespace, updates=rows)
         return len(updates)
 
+    def recount(self, namespace: str) -> None:
+        """Rebuild TermDF, CategoryCount and NamespaceStats of ``namespace`` (graphmem check --repair)."""
+        def work(tx: ManagedTransaction) -> None:
+            for statement in Q.statements("recount_namespace"):
+                tx.run(statement, {"namespace": namespace}).consume()
+
+        self._execute(True, work)
+
     def drop_namespace(self, namespace: str) -> None:
         """Delete everything stored for ``namespace`` (admin and test cleanup; not in the contract)."""
         self._auto_commit("namespace_drop", {"namespace": namespace})

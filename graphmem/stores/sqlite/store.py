@@ -27,7 +27,7 @@ from graphmem.model import (
     health_bin,
 )
 from graphmem.stores.base import check_model, iter_pages
-from graphmem.stores.sqlite import vector_log
+from graphmem.stores.sqlite import integrity, vector_log
 from graphmem.stores.sqlite.ann import AnnSettings
 from graphmem.stores.sqlite.vectors import VectorCache
 from graphmem.text import full_text_terms
@@ -183,6 +183,20 @@ class SQLiteStore:
     def ping(self) -> bool:
         return self.db.execute("SELECT 1").fetchone()[0] == 1
 
+    # -- maintenance (graphmem check / backup; see stores/sqlite/integrity.py) ----------------
+    def integrity(self, namespace: str) -> list[tuple[str, str, list[str]]]:
+        matrix_ids = None
+        if self.vectors is not None:
+            if self._version_gate.changed(self.db):
+                self.vectors.catch_up(self.db)
+            loaded = self.vectors.namespaces.get(namespace)
+            if loaded is not None:
+                matrix_ids = loaded.snapshot_scores(np.zeros(self.dim, dtype=np.float32))[1]
+        return integrity.integrity(self.db, namespace, matrix_ids)
+
+    def recount(self, namespace: str) -> None:
+        with self._write() as db:
+            integrity.recount(db, namespace)
     # -- writes ------------------------------------------------------------------------
     def _adjust_counts(self, db, namespace: str, counts: dict[str, int], tags: list[str],
                        category: str | None, sign: int) -> None:

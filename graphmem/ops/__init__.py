@@ -1,0 +1,1 @@
+"""Operations on a whole store: consistency check and repair, backup, dump and restore."""

@@ -1,0 +1,162 @@
+"""``graphmem check``: a store's invariants, verified through the store contract (both stores).
+
+For each namespace: every memory has a vector that vector recall finds and a full-text entry
+that lexical recall finds (by its rarest term); no edge points to a missing memory; no memory
+holds more automatic edges of a type than its cap; the maintained counts (tags, categories,
+term document frequencies, namespace totals) equal a recount from the memories. A store may add
+its own internal checks (``integrity``: e.g. the embedded store's vector matrix against its
+rows). ``repair`` fixes what can be derived: re-saving a memory rebuilds its index entries,
+counts are recounted, dangling edges dropped and over-cap automatic edges trimmed (weakest
+first). A memory without an embedding or explicit relations over their cap are only reported.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.config import EdgeSettings
+from graphmem.model import EDGE_TYPES, LINK_TYPES, Edge, Memory, MemoryFilter
+from graphmem.ops.backup import _namespace_edges
+from graphmem.stores.base import MemoryStore
+
+ALL = MemoryFilter(include_expired=True)
+RECALL_DEPTH = 20          # a memory's own vector must rank it within this many
+TERM_CHUNK = 500
+
+
+@dataclass
+class Problem:
+    kind: str
+    namespace: str
+    detail: str
+    ids: list[str] = field(default_factory=list)
+    repaired: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "namespace": self.namespace, "detail": self.detail, "ids": self.ids[:20],
+                "repaired": self.repaired}
+
+
+def _count_problems(store: MemoryStore, ns: str, mems: list[Memory]) -> list[Problem]:
+    tags = Counter(t for m in mems for t in set(m.tags))
+    cats = Counter(m.category for m in mems if m.category)
+    df = Counter(t for m in mems for t in m.term_counts)
+    out: list[Problem] = []
+    stored_tags = store.tag_counts(ns, list(tags))
+    bad = sorted(t for t in tags if stored_tags.get(t, 0) != tags[t])
+    if bad:
+        out.append(Problem("tag_counts", ns, f"{len(bad)} tag counts differ from a recount, e.g. {bad[0]!r}: "
+                                             f"{stored_tags.get(bad[0], 0)} != {tags[bad[0]]}", bad))
+    stored_cats = store.category_counts(ns, list(cats))
+    bad = sorted(c for c in cats if stored_cats.get(c, 0) != cats[c])
+    if bad:
+        out.append(Problem("category_counts", ns, f"{len(bad)} category counts differ from a recount", bad))
+    terms = sorted(df)
+    bad, stats = [], store.term_stats(ns, terms[:1])
+    for start in range(0, len(terms), TERM_CHUNK):
+        chunk = terms[start:start + TERM_CHUNK]
+        stored = store.term_stats(ns, chunk).df
+        bad += [t for t in chunk if stored.get(t, 0) != df[t]]
+    if bad:
+        out.append(Problem("term_df", ns, f"{len(bad)} term document frequencies differ from a recount", bad))
+    total = sum(m.doc_length for m in mems)
+    if (stats.n_docs, stats.total_length) != (len(mems), total):
+        out.append(Problem("namespace_stats", ns, f"documents/length {stats.n_docs}/{stats.total_length} != "
+                                                  f"recount {len(mems)}/{total}"))
+    return out
+
+
+def _index_problems(store: MemoryStore, ns: str, mems: list[Memory]) -> list[Problem]:
+    no_vector, not_found, not_lexical = [], [], []
+    for mem in mems:
+        if mem.embedding is None:
+            no_vector.append(mem.id)
+        elif mem.id not in store.vector_candidates(ns, mem.embedding, RECALL_DEPTH, ALL, ""):
+            not_found.append(mem.id)
+        if mem.term_counts:
+            df = store.term_stats(ns, list(mem.term_counts)).df
+            rarest = min(mem.term_counts, key=lambda t: (df.get(t, 0), t))
+            if mem.id not in store.lexical_candidates(ns, [rarest], df.get(rarest, 0) + 10, None, ""):
+                not_lexical.append(mem.id)
+    out = []
+    if no_vector:
+        out.append(Problem("missing_embedding", ns, f"{len(no_vector)} memories have no embedding", no_vector))
+    if not_found:
+        out.append(Problem("vector_index", ns, f"{len(not_found)} memories are not found by their own vector",
+                           not_found))
+    if not_lexical:
+        out.append(Problem("fulltext_index", ns, f"{len(not_lexical)} memories are not found by their rarest "
+                                                 "term", not_lexical))
+    return out
+
+
+def _edge_problems(ns: str, ids: set[str], edges: list[Edge], cfg: EdgeSettings) -> tuple[list[Problem], dict]:
+    dangling = [e for e in edges if e.a not in ids or e.b not in ids]
+    held: dict[tuple[str, str], list[Edge]] = {}
+    for e in edges:
+        if e.a in ids and e.b in ids:
+            for end in (e.a, e.b):
+                held.setdefault((end, e.type), []).append(e)
+    over = {k: v for k, v in held.items() if len(v) > cfg.max_degree(k[1])}
+    out = []
+    if dangling:
+        out.append(Problem("dangling_edges", ns, f"{len(dangling)} edges point to a missing memory",
+                           sorted({e.a if e.a not in ids else e.b for e in dangling})))
+    if over:
+        out.append(Problem("degree", ns, f"{len(over)} memories hold more edges of a type than its cap",
+                           sorted({k[0] for k in over})))
+    return out, {"dangling": dangling, "over": over}
+
+
+def check_namespace(store: MemoryStore, ns: str, cfg: EdgeSettings, repair: bool) -> list[Problem]:
+    mems = [m for batch in store.iter_memories(ns) for m in batch]
+    ids = {m.id for m in mems}
+    problems = _count_problems(store, ns, mems) + _index_problems(store, ns, mems)
+    edge_found, broken = _edge_problems(ns, ids, _namespace_edges(store, ns, sorted(ids)), cfg)
+    problems += edge_found
+    integrity = getattr(store, "integrity", None)
+    if integrity is not None:
+        problems += [Problem(kind, ns, detail, list(found)) for kind, detail, found in integrity(ns)]
+    if repair and problems:
+        _repair(store, ns, mems, problems, broken, cfg)
+    return problems
+
+
+def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Problem], broken: dict,
+            cfg: EdgeSettings) -> None:
+    by_id = {m.id: m for m in mems}
+    for problem in problems:
+        if problem.kind in ("vector_index", "fulltext_index", "memory_tags", "fts_rows", "vector_rows"):
+            for mid in problem.ids or list(by_id):
+                if mid in by_id:
+                    store.save_memory(by_id[mid], [], [])      # rebuilds the memory's index entries
+            problem.repaired = True
+    if any(p.kind in ("tag_counts", "category_counts", "term_df", "namespace_stats", "label_counts")
+           for p in problems) and hasattr(store, "recount"):
+        store.recount(ns)
+        for p in problems:
+            p.repaired = p.repaired or p.kind in ("tag_counts", "category_counts", "term_df", "namespace_stats",
+                                                  "label_counts")
+    trim: list[Edge] = list(broken["dangling"])
+    for (_end, edge_type), edges in broken["over"].items():
+        if edge_type in LINK_TYPES:
+            ordered = sorted(edges, key=lambda e: (-e.weight, e.a, e.b))
+            trim += ordered[cfg.max_degree(edge_type):]
+    if trim:
+        store.write_edges([], list({e.key: e for e in trim}.values()))
+        for p in problems:
+            if p.kind == "dangling_edges" or (p.kind == "degree" and all(
+                    k[1] in LINK_TYPES for k in broken["over"])):
+                p.repaired = True
+
+
+def check_store(store: MemoryStore, cfg: EdgeSettings, namespaces: list[str] | None = None,
+                repair: bool = False) -> dict[str, Any]:
+    checked = namespaces or store.namespaces()
+    problems: list[Problem] = []
+    for ns in checked:
+        problems += check_namespace(store, ns, cfg, repair)
+    return {"store": store.kind, "namespaces": len(checked), "ok": not problems,
+            "problems": [p.to_dict() for p in problems], "edge_types": list(EDGE_TYPES)}
