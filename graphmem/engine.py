@@ -173,24 +173,31 @@ class Graphmem:
 
     def graph(self, namespace: str, ids: list[str] | None = None, query: str | None = None,
               k: int = 10, hops: int = 1) -> dict[str, Any]:
-        """A subgraph as nodes + edges: given ids (or a query's results) plus ``hops`` of neighbours."""
+        """A subgraph as nodes + edges: the ids plus a query's results, then ``hops`` of neighbours.
+
+        Cost is capped by ``[limits]``: at most max_graph_ids seeds, max_graph_hops hops, and
+        expansion stops once max_graph_nodes nodes are reached."""
+        lim = self.settings.limits
         validate_namespace(namespace)
-        if isinstance(hops, bool) or not isinstance(hops, int) or not 0 <= hops <= 3:
-            raise ValidationError("hops must be an integer between 0 and 3", field="hops")
-        if ids:
-            seeds = [validate_id(i, self.settings.limits, "ids") for i in ids]
-        elif query:
-            seeds = [c.memory.id for c in self.search_outcome(query, namespace, k).candidates]
-        else:
-            raise ValidationError("give ids or query", field="ids")
-        if len(seeds) > self.settings.limits.max_filter_values:
-            raise ValidationError(f"at most {self.settings.limits.max_filter_values} ids", field="ids")
-        nodes = list(dict.fromkeys(seeds))
-        for _ in range(max(0, hops)):
-            edges = self.store.neighbors(namespace, nodes, 50, 0.0, list(EDGE_TYPES))
-            nodes = list(dict.fromkeys([*nodes, *(e.b for e in edges)]))
-        mems = self.store.get_memories(namespace, nodes)
-        edges = self.store.edges_among(namespace, [n for n in nodes if n in mems])
+        if isinstance(hops, bool) or not isinstance(hops, int) or not 0 <= hops <= lim.max_graph_hops:
+            raise ValidationError(f"hops must be an integer between 0 and {lim.max_graph_hops}", field="hops")
+        seeds = [validate_id(i, lim, "ids") for i in ids or []]
+        if len(seeds) > lim.max_graph_ids:
+            raise ValidationError(f"at most {lim.max_graph_ids} ids (limits.max_graph_ids)", field="ids")
+        if query:
+            seeds += [c.memory.id for c in self.search_outcome(query, namespace, k).candidates]
+        nodes = list(dict.fromkeys(seeds))[:lim.max_graph_nodes]
+        frontier = nodes
+        for _ in range(hops):
+            room = lim.max_graph_nodes - len(nodes)
+            if room <= 0 or not frontier:
+                break
+            edges = self.store.neighbors(namespace, frontier, min(50, room), 0.0, list(EDGE_TYPES))
+            known = set(nodes)
+            frontier = list(dict.fromkeys(e.b for e in edges if e.b not in known))[:room]
+            nodes += frontier
+        mems = self.store.get_memories(namespace, nodes) if nodes else {}
+        edges = self.store.edges_among(namespace, [n for n in nodes if n in mems]) if mems else []
         return {"nodes": [mems[n].to_dict() for n in nodes if n in mems],
                 "edges": [e.to_dict() for e in edges]}
 

@@ -53,12 +53,13 @@ def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: K
     json_provider.sort_keys = False   # keep the engine's field order (id, score, kind, memory, why)
     json_provider.compact = True
     app.json = json_provider
-    app.extensions["graphmem"] = ApiState(engine, settings, keyring, metrics or ApiMetrics(),
-                                          build_spec(settings.limits))
+    state = ApiState(engine, settings, keyring, metrics or ApiMetrics(), {})
+    app.extensions["graphmem"] = state
     register_error_handlers(app)
     app.register_blueprint(routes_memories.bp)
     app.register_blueprint(routes_search.bp)
     app.register_blueprint(routes_ops.bp)
+    state.spec = build_spec(app, settings)
     app.before_request(_before)
     app.after_request(_after)
     app.teardown_request(_teardown)

@@ -1,36 +1,23 @@
 """Memory CRUD, batch create and filtered listing.
 
-Idempotency comes from the engine: an explicit ``id`` (or identical content) returns the
-stored memory as a duplicate instead of writing twice.
-"""
+Inputs arrive validated by the contract's models (``@operation``). Idempotency comes from the
+engine: an explicit ``id`` (or identical content) returns the stored memory as a duplicate."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request, url_for
+from flask import Blueprint, Response, current_app, jsonify, url_for
 
 from graphmem.api.errors import ApiError
-from graphmem.api.serialize import (
-    arg_int,
-    arg_list,
-    body_namespace,
-    check_args,
-    engine,
-    json_body,
-    principal,
-    query_namespace,
-)
-from graphmem.errors import StoreUnavailable, ValidationError
-from graphmem.ingest.validate import PATCHABLE_FIELDS, WRITABLE_FIELDS, validate_namespace
-from graphmem.retrieval.request import parse_filters
+from graphmem.api.serialize import body_namespace, engine, principal, query_namespace
+from graphmem.api.validation import operation
+from graphmem.errors import StoreUnavailable
+from graphmem.ingest.validate import normalize_tags
+from graphmem.model import MemoryFilter
+from graphmem.text import normalize_category
 
 bp = Blueprint("memories", __name__, url_prefix="/v1")
-
-LIST_ARGS = {"namespace", "limit", "cursor", "tags", "category", "source", "min_health", "max_health",
-             "created_after", "created_before", "include_expired"}
-
-QUERY_FIELD = {"filters.categories": "category", "filters.sources": "source"}
 
 
 def _metrics():
@@ -43,11 +30,20 @@ def _result_body(result) -> dict[str, Any]:
     return out
 
 
+def _fields(model: Any) -> dict[str, Any]:
+    """What the client sent (unset fields stay unset, so the engine applies its defaults)."""
+    return model.model_dump(exclude_unset=True)
+
+
 @bp.post("/memories")
-def create_memory() -> tuple[Response, int] | Response:
-    data = json_body(WRITABLE_FIELDS)
-    ns = body_namespace(data)
-    result = engine().add({**data, "namespace": ns}, ns)
+@operation("createMemory", "memories", "Store a memory (idempotent by id or content)",
+           ok={201: ("Created", "CreateResult"), 200: ("Duplicate of a stored memory", "CreateResult")},
+           errors=(400, 403, 409, 413, 415, 422), body="MemoryInput", args="NamespaceArgs",
+           description="Answers 201 with a Location header when created, 200 with `status: duplicate` when "
+                       "the id (with the same content) or the same content is already stored.")
+def create_memory(body: Any, args: Any) -> tuple[Response, int] | Response:
+    ns = body_namespace(body.namespace, args.namespace)
+    result = engine().add({**_fields(body), "namespace": ns}, ns)
     _metrics().observe_ingest([result.status])
     resp = jsonify(_result_body(result))
     if result.status == "created" and result.memory is not None:
@@ -57,22 +53,19 @@ def create_memory() -> tuple[Response, int] | Response:
 
 
 @bp.post("/memories:batch")
-def create_batch() -> Response:
-    data = json_body({"memories", "namespace"})
-    ns = body_namespace(data)
-    items = data.get("memories")
-    if not isinstance(items, list) or not items:
-        raise ValidationError("memories must be a non-empty list", field="memories")
-    for i, item in enumerate(items):      # authorise every item's namespace before anything is written
-        if isinstance(item, dict) and item.get("namespace") not in (None, ns):
-            try:
-                item_ns = validate_namespace(item["namespace"], f"memories[{i}].namespace")
-            except ValidationError:
-                continue                   # malformed: rejected per item by the engine
-            if not principal().may_use(item_ns):
-                raise ApiError(403, "forbidden_namespace", f"this key may not use namespace {item_ns!r}",
-                               f"memories[{i}].namespace")
-    results = engine().add_batch(items, ns)
+@operation("createMemories", "memories", "Store up to limits.max_batch memories in one request",
+           ok={200: ("Per-item results, in request order", "BatchResponse")},
+           errors=(400, 403, 413, 415, 422), body="BatchRequest", args="NamespaceArgs",
+           description="The whole batch is validated first: any invalid item answers 422 naming it "
+                       "(`memories[i].field`) and nothing is written. Each item is then created, a "
+                       "duplicate, or rejected (an id already stored with other content, evidence not found).")
+def create_batch(body: Any, args: Any) -> Response:
+    ns = body_namespace(body.namespace, args.namespace)
+    for i, item in enumerate(body.memories):     # authorise every item's namespace before any write
+        if item.namespace not in (None, ns) and not principal().may_use(item.namespace):
+            raise ApiError(403, "forbidden_namespace", f"this key may not use namespace {item.namespace!r}",
+                           f"memories[{i}].namespace")
+    results = engine().add_batch([_fields(item) for item in body.memories], ns)
     _metrics().observe_ingest([r.status for r in results])
     down = [r.error for r in results if isinstance(r.error, StoreUnavailable)]
     if down and not any(r.status != "rejected" for r in results):
@@ -83,44 +76,37 @@ def create_batch() -> Response:
 
 
 @bp.get("/memories")
-def list_memories() -> Response:
-    check_args(LIST_ARGS)
-    ns = query_namespace()
-    try:
-        flt = parse_filters({
-            "tags": arg_list("tags"), "categories": arg_list("category"), "sources": arg_list("source"),
-            "min_health": request.args.get("min_health"), "max_health": request.args.get("max_health"),
-            "created_after": request.args.get("created_after"),
-            "created_before": request.args.get("created_before"),
-            "include_expired": request.args.get("include_expired"),
-        }, engine().settings.limits, prefix="filters")
-    except ValidationError as exc:     # name the query parameter, not the search-body filter key
-        exc.field = QUERY_FIELD.get(exc.field or "", (exc.field or "").removeprefix("filters."))
-        raise
-    limit = arg_int("limit", 50, 1, 500)
-    page, next_cursor = engine().list_memories(ns, flt, limit or 50, request.args.get("cursor"))
+@operation("listMemories", "memories", "List memories, newest first, with filters and a cursor",
+           ok={200: ("One page", "MemoryList")}, errors=(403, 422), args="ListArgs")
+def list_memories(args: Any) -> Response:
+    ns = query_namespace(args.namespace)
+    flt = MemoryFilter(tags=normalize_tags(args.tags), categories=[normalize_category(c) for c in args.category],
+                       sources=list(args.source), min_health=args.min_health, max_health=args.max_health,
+                       created_after=args.created_after, created_before=args.created_before,
+                       include_expired=args.include_expired)
+    page, next_cursor = engine().list_memories(ns, flt, args.limit, args.cursor)
     return jsonify({"namespace": ns, "memories": [m.to_dict() for m in page], "next_cursor": next_cursor})
 
 
 @bp.get("/memories/<path:memory_id>")
-def get_memory(memory_id: str) -> Response:
-    check_args({"namespace"})
-    return jsonify(engine().get(query_namespace(), memory_id).to_dict())
+@operation("getMemory", "memories", "Fetch one memory", ok={200: ("The memory", "Memory")},
+           errors=(403, 404, 422), args="NamespaceArgs")
+def get_memory(memory_id: str, args: Any) -> Response:
+    return jsonify(engine().get(query_namespace(args.namespace), memory_id).to_dict())
 
 
 @bp.patch("/memories/<path:memory_id>")
-def update_memory(memory_id: str) -> Response:
-    data = json_body(PATCHABLE_FIELDS | {"namespace"})
-    ns = body_namespace(data)
-    patch = {k: v for k, v in data.items() if k != "namespace"}
-    if not patch:
-        raise ValidationError("a patch must change at least one of " + ", ".join(sorted(PATCHABLE_FIELDS)),
-                              field=None)
+@operation("updateMemory", "memories", "Change fields of a memory", ok={200: ("The updated memory", "Memory")},
+           errors=(400, 403, 404, 413, 415, 422), body="MemoryPatch", args="NamespaceArgs")
+def update_memory(memory_id: str, body: Any, args: Any) -> Response:
+    ns = body_namespace(body.namespace, args.namespace)
+    patch = {k: v for k, v in _fields(body).items() if k != "namespace"}
     return jsonify(engine().update(ns, memory_id, patch).to_dict())
 
 
 @bp.delete("/memories/<path:memory_id>")
-def delete_memory(memory_id: str) -> tuple[str, int]:
-    check_args({"namespace"})
-    engine().delete(query_namespace(), memory_id)
+@operation("deleteMemory", "memories", "Delete a memory and its edges", ok={204: ("Deleted", None)},
+           errors=(403, 404, 422), args="NamespaceArgs")
+def delete_memory(memory_id: str, args: Any) -> tuple[str, int]:
+    engine().delete(query_namespace(args.namespace), memory_id)
     return "", 204

@@ -24,14 +24,20 @@ from pydantic import ValidationError as PydanticError
 
 from graphmem.config import Limits, Settings
 from graphmem.contract import responses
-from graphmem.contract.requests import build_requests
+from graphmem.contract.requests import build_requests, json_depth, limit_models
 from graphmem.contract.types import PATTERN_MEANING
-from graphmem.errors import ValidationError
+from graphmem.errors import EvidenceRejected, ValidationError
 
 
 @lru_cache(maxsize=16)
 def _build(limits: Limits, recipes: tuple[str, ...]) -> SimpleNamespace:
-    return build_requests(limits, recipes)
+    return build_requests(for_limits(limits), limits, recipes)
+
+
+@lru_cache(maxsize=16)
+def for_limits(limits: Limits) -> SimpleNamespace:
+    """The models that need no recipe names (memories, filters, graph arguments)."""
+    return limit_models(limits)
 
 
 def contract(settings: Settings) -> SimpleNamespace:
@@ -55,7 +61,11 @@ def to_graphmem_error(exc: PydanticError, prefix: str = "") -> ValidationError:
     first = exc.errors(include_url=False)[0]
     loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and p.startswith(("function-", "literal["))))
     field = error_field(loc, prefix)
+    if first["type"] == "missing" and loc and loc[-1] == "evidence":   # the evidence gate's own code
+        return EvidenceRejected("extracted items and relations need evidence {source_text, quote}", field=field)
     message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        return ValidationError(f"unknown field {loc[-1]!r}", field=field)
     if first["type"] == "string_pattern_mismatch":
         message = PATTERN_MEANING.get(first.get("ctx", {}).get("pattern", ""), message)
     return ValidationError(f"{field}: {message}" if field else message, field=field)
@@ -69,4 +79,4 @@ def validate(model: type[BaseModel], data: Any, prefix: str = "") -> Any:
         raise to_graphmem_error(exc, prefix) from None
 
 
-__all__ = ["contract", "validate", "to_graphmem_error", "error_field", "responses"]
+__all__ = ["contract", "for_limits", "json_depth", "validate", "to_graphmem_error", "error_field", "responses"]

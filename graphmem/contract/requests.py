@@ -59,8 +59,25 @@ def _tunable_type(f: Any, limits: Limits) -> Any:
     return Annotated[edge_weights, Field(description=doc)]
 
 
-def build_requests(limits: Limits, recipes: tuple[str, ...]) -> SimpleNamespace:
-    """All request models for these limits (names are stable: the MCP tools use them too)."""
+def build_requests(models: SimpleNamespace, limits: Limits, recipes: tuple[str, ...]) -> SimpleNamespace:
+    """``models`` (from ``limit_models``) plus the search request, whose recipe names are an enum."""
+
+    class SearchRequest(Body):
+        query: text(limits.max_query_chars)  # type: ignore[valid-type]
+        namespace: Namespace | None = None
+        k: Annotated[int, Field(ge=1, le=limits.max_k)] | None = None
+        filters: models.SearchFilters | None = None  # type: ignore[name-defined]
+        recipe: Literal[recipes] | None = Field(None, description="A named config.")  # type: ignore
+        stages: models.Stages | None = None  # type: ignore[name-defined]
+        params: models.SearchParams | None = None  # type: ignore[name-defined]
+        explain: bool = Field(True, description="Include `why` on each result.")
+        trace: bool = Field(False, description="Include per-stage counts and timings.")
+
+    return SimpleNamespace(**vars(models), SearchRequest=SearchRequest)
+
+
+def limit_models(limits: Limits) -> SimpleNamespace:
+    """The request models that depend on ``[limits]`` only (ingest and filters use them)."""
     lim = limits
     Id = memory_id(lim.max_id_chars, "Letters, digits and _ . : @ - in '/'-separated segments.")
     Tag = text(lim.max_tag_chars, NAME_PATTERN)
@@ -113,12 +130,6 @@ def build_requests(limits: Limits, recipes: tuple[str, ...]) -> SimpleNamespace:
         extracted: bool = Field(False, description="Extracted by a model: evidence is then required.")
         evidence: Evidence | None = None
 
-        @model_validator(mode="after")
-        def _extracted_needs_evidence(self) -> MemoryInput:
-            if self.extracted and self.evidence is None:
-                raise ValueError("extracted memories need evidence {source_text, quote}")
-            return self
-
     class MemoryPatch(MemoryFields):
         """Changing content, tags or category re-embeds and re-links. At least one field changes."""
 
@@ -161,17 +172,6 @@ def build_requests(limits: Limits, recipes: tuple[str, ...]) -> SimpleNamespace:
         "SearchParams", __base__=Body, __doc__="Overrides of the recipe's tunables; cost levers are capped "
                                                "by [limits].", **tunables)
 
-    class SearchRequest(Body):
-        query: text(lim.max_query_chars)  # type: ignore[valid-type]
-        namespace: Namespace | None = None
-        k: Annotated[int, Field(ge=1, le=lim.max_k)] | None = None
-        filters: SearchFilters | None = None
-        recipe: Literal[recipes] | None = Field(None, description="A named config.")  # type: ignore
-        stages: Stages | None = None  # type: ignore[valid-type]
-        params: SearchParams | None = None  # type: ignore[valid-type]
-        explain: bool = Field(True, description="Include `why` on each result.")
-        trace: bool = Field(False, description="Include per-stage counts and timings.")
-
     class RelationRequest(Body):
         """An explicit RELATED edge between two different memories, kept only with evidence."""
 
@@ -185,6 +185,9 @@ def build_requests(limits: Limits, recipes: tuple[str, ...]) -> SimpleNamespace:
     QTag = text(lim.max_tag_chars, QUERY_ITEM_PATTERN)
     QCategory = text(lim.max_category_chars, QUERY_ITEM_PATTERN)
     QSource = text(lim.max_source_chars, QUERY_ITEM_PATTERN)
+
+    class MemoryPath(QueryArgs):
+        memory_id: Id  # type: ignore[valid-type]
 
     class NamespaceArgs(QueryArgs):
         namespace: Namespace | None = Field(None, description="Namespace (default: the key's only one).")

@@ -208,19 +208,21 @@ class Ingestor:
         """An explicit relation, saved only if its evidence quote is in its source text."""
         limits = self.settings.limits
         a, b = validate_id(a, limits, "from_id"), validate_id(b, limits, "to_id")
-        if a == b:
-            raise ValidationError("a memory cannot be related to itself", field="to_id")
         if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int | float)
                                    or not 0.0 < weight <= 1.0):
             raise ValidationError("weight must be a number in (0, 1]", field="weight")
-        if label is not None and (not isinstance(label, str) or not 0 < len(label) <= 64):
-            raise ValidationError("label must be a string of 1-64 characters", field="label")
+        if label is not None and (not isinstance(label, str)
+                                  or not 0 < len(label) <= limits.max_relation_label_chars):
+            raise ValidationError(f"label must be a string of 1-{limits.max_relation_label_chars} characters "
+                                  "(limits.max_relation_label_chars)", field="label")
         checked = check_evidence(evidence)
         with self.lock:
             found = self.store.get_memories(namespace, [a, b])
             for key, field_name in ((a, "from_id"), (b, "to_id")):
                 if key not in found:
                     raise NotFoundError(f"memory {key!r} not found", field=field_name)
+            if a == b:
+                raise ValidationError("a memory cannot be related to itself", field="to_id")
             cap = self.settings.edges.max_degree("RELATED")
             related = self.store.edges_of(namespace, [a, b], types=["RELATED"], with_reasons=False)
             for key, field_name in ((a, "from_id"), (b, "to_id")):

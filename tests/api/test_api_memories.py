@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from api_helpers import MEMORIES
 
 
@@ -40,7 +42,7 @@ def test_create_validation_errors_name_the_field(client):
         ({"content": "ok content here", "colour": "red"}, 422, "colour"),
         ({"content": "ok content here", "id": "bad id!"}, 422, "id"),
         ({"content": "ok content here", "namespace": "bad ns!"}, 422, "namespace"),
-        ({"content": "x" * 9000}, 413, "content"),
+        ({"content": "x" * 9000}, 422, "content"),   # a field over its limit: 422 (413 is the body limit)
         ({"content": "quoted", "extracted": True, "evidence": {"source_text": "abc", "quote": "zzz"}}, 422,
          "evidence.quote"),
     ]
@@ -58,16 +60,28 @@ def test_malformed_and_non_object_bodies_are_400(client):
         assert resp.get_json()["error"]["code"] == "malformed_json"
 
 
+def test_batch_is_validated_whole_before_anything_is_written(client):
+    items = [MEMORIES[0], {"content": ""}, MEMORIES[1], "not an object"]
+    resp = client.post("/v1/memories:batch", json={"memories": items})
+    assert resp.status_code == 422 and resp.get_json()["error"]["field"] == "memories[1].content"
+    bad_tag = [MEMORIES[0], {**MEMORIES[1], "tags": ["ok", "bad\ud800"]}]     # a lone surrogate
+    resp = client.post("/v1/memories:batch", data=json.dumps({"memories": bad_tag}),
+                       content_type="application/json")
+    assert resp.status_code == 422 and resp.get_json()["error"]["field"] == "memories[1].tags[1]"
+    assert client.get("/v1/stats").get_json()["memories"] == 0
+
+
 def test_batch_reports_each_item(client):
-    items = [MEMORIES[0], {"content": ""}, MEMORIES[0], "not an object", MEMORIES[1]]
+    conflict = {**MEMORIES[1], "id": "deploy-1"}       # a stored id with other content
+    items = [MEMORIES[0], MEMORIES[0], conflict, MEMORIES[2]]
     resp = client.post("/v1/memories:batch", json={"memories": items})
     assert resp.status_code == 200
     data = resp.get_json()
-    assert data["summary"] == {"created": 2, "duplicate": 1, "rejected": 2}
+    assert data["summary"] == {"created": 2, "duplicate": 1, "rejected": 1}
     statuses = [(r["index"], r["status"]) for r in data["results"]]
-    assert statuses == [(0, "created"), (1, "rejected"), (2, "duplicate"), (3, "rejected"), (4, "created")]
-    assert data["results"][1]["error"]["field"] == "content"
-    assert data["results"][2]["duplicate_of"] == "deploy-1"
+    assert statuses == [(0, "created"), (1, "duplicate"), (2, "rejected"), (3, "created")]
+    assert data["results"][1]["duplicate_of"] == "deploy-1"
+    assert data["results"][2]["error"]["field"] == "id"
 
 
 def test_batch_limits_and_shape(client, app):
@@ -116,7 +130,8 @@ def test_patch_errors(seeded):
         resp = seeded.patch("/v1/memories/prefs-1", json=body)
         assert resp.status_code == 422, body
         assert resp.get_json()["error"]["field"] == field
-    assert seeded.patch("/v1/memories/prefs-1", data="nope").status_code == 400
+    assert seeded.patch("/v1/memories/prefs-1", data="nope", content_type="application/json").status_code == 400
+    assert seeded.patch("/v1/memories/prefs-1", data='{"tags": ["x"]}').status_code == 415   # not JSON-typed
     assert seeded.get("/v1/memories/prefs-1").get_json()["tags"] == ["preferences"]
 
 

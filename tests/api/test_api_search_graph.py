@@ -125,11 +125,15 @@ def test_graph_by_ids_and_by_query(seeded):
     assert [n["id"] for n in by_query["nodes"]] == ["db-1"]
     unknown = seeded.get("/v1/graph?ids=nope").get_json()
     assert unknown == {"nodes": [], "edges": []}
+    assert seeded.get("/v1/graph").get_json() == {"nodes": [], "edges": []}   # no seeds: an empty graph
+    both = seeded.get("/v1/graph?ids=prefs-1&query=postgres%20backups&k=1&hops=0").get_json()
+    assert [n["id"] for n in both["nodes"]] == ["prefs-1", "db-1"]
 
 
 def test_graph_errors(seeded):
-    for query, field in (("", "ids"), ("ids=a&query=b", "ids"), ("ids=a&hops=9", "hops"), ("query=x&k=0", "k"),
-                         ("ids=" + ",".join(f"m{i}" for i in range(51)), "ids"), ("ids=bad%20id", "ids")):
+    for query, field in (("ids=a&hops=9", "hops"), ("query=x&k=0", "k"), ("ids=a&hops=1&hops=2", "hops"),
+                         ("ids=" + ",".join(f"m{i}" for i in range(21)), "ids"), ("ids=bad%20id", "ids"),
+                         ("ids=a&namespace=", "namespace"), ("query=%20", "query")):
         resp = seeded.get(f"/v1/graph?{query}")
         assert resp.status_code == 422 and resp.get_json()["error"]["field"] == field, query
 
@@ -151,6 +155,8 @@ def test_relations_with_evidence(seeded):
     ({"from_id": "db-1", "to_id": "deploy-1", "evidence": {"source_text": "abc", "quote": "xyz"}}, 422,
      "evidence_rejected", "evidence.quote"),
     ({"from_id": "db-1", "to_id": "deploy-1"}, 422, "evidence_rejected", "evidence"),
+    ({"from_id": "db-1", "to_id": "deploy-1", "evidence": EVIDENCE, "label": "x" * 65}, 422, "validation_error",
+     "label"),
     ({"from_id": "db-1", "to_id": "nope", "evidence": EVIDENCE}, 404, "not_found", "to_id"),
     ({"from_id": "db-1", "to_id": "db-1", "evidence": EVIDENCE}, 422, "validation_error", "to_id"),
     ({"from_id": "db-1", "to_id": "deploy-1", "evidence": EVIDENCE, "weight": 2}, 422, "validation_error",

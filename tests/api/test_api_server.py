@@ -91,7 +91,7 @@ def test_real_server_end_to_end_with_client(server):
     batch = gm.add_batch([{"id": "d2", "content": "Staging deploys run nightly via GitHub Actions",
                            "tags": ["deploy"], "category": "infra"},
                           {"id": "u1", "content": "The user prefers dark mode", "tags": ["prefs"]},
-                          {"content": ""}])
+                          {"id": "d1", "content": "Other content under a stored id"}])
     assert batch["summary"] == {"created": 2, "duplicate": 0, "rejected": 1}
     assert gm.get("d2")["tags"] == ["deploy"]
     assert gm.update("u1", tags=["prefs", "editor"])["tags"] == ["prefs", "editor"]
