@@ -26,7 +26,7 @@ from graphmem.config import Limits, Settings
 from graphmem.contract import responses
 from graphmem.contract.requests import build_requests, json_depth, limit_models
 from graphmem.contract.types import PATTERN_MEANING
-from graphmem.errors import EvidenceRejected, ValidationError
+from graphmem.errors import ValidationError
 
 
 @lru_cache(maxsize=16)
@@ -61,8 +61,6 @@ def to_graphmem_error(exc: PydanticError, prefix: str = "") -> ValidationError:
     first = exc.errors(include_url=False)[0]
     loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and p.startswith(("function-", "literal["))))
     field = error_field(loc, prefix)
-    if first["type"] == "missing" and loc and loc[-1] == "evidence":   # the evidence gate's own code
-        return EvidenceRejected("extracted items and relations need evidence {source_text, quote}", field=field)
     message = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":
         return ValidationError(f"unknown field {loc[-1]!r}", field=field)

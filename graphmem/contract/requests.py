@@ -130,6 +130,12 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         extracted: bool = Field(False, description="Extracted by a model: evidence is then required.")
         evidence: Evidence | None = None
 
+        @model_validator(mode="after")
+        def _extracted_needs_evidence(self) -> MemoryInput:
+            if self.extracted and self.evidence is None:
+                raise ValueError("extracted memories need evidence {source_text, quote}")
+            return self
+
     class MemoryPatch(MemoryFields):
         """Changing content, tags or category re-embeds and re-links. At least one field changes."""
 

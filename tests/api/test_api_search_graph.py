@@ -154,7 +154,7 @@ def test_relations_with_evidence(seeded):
 @pytest.mark.parametrize("body, status, code, field", [
     ({"from_id": "db-1", "to_id": "deploy-1", "evidence": {"source_text": "abc", "quote": "xyz"}}, 422,
      "evidence_rejected", "evidence.quote"),
-    ({"from_id": "db-1", "to_id": "deploy-1"}, 422, "evidence_rejected", "evidence"),
+    ({"from_id": "db-1", "to_id": "deploy-1"}, 422, "validation_error", "evidence"),   # required by the schema
     ({"from_id": "db-1", "to_id": "deploy-1", "evidence": EVIDENCE, "label": "x" * 65}, 422, "validation_error",
      "label"),
     ({"from_id": "db-1", "to_id": "nope", "evidence": EVIDENCE}, 404, "not_found", "to_id"),
