@@ -26,7 +26,7 @@ from graphmem.config import Limits, Settings
 from graphmem.contract import responses
 from graphmem.contract.requests import build_requests, json_depth, limit_models
 from graphmem.contract.types import PATTERN_MEANING
-from graphmem.errors import ValidationError
+from graphmem.errors import EvidenceRejected, ValidationError
 
 
 @lru_cache(maxsize=16)
@@ -62,6 +62,8 @@ def to_graphmem_error(exc: PydanticError, prefix: str = "") -> ValidationError:
     loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and p.startswith(("function-", "literal["))))
     field = error_field(loc, prefix)
     message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "evidence_rejected":
+        return EvidenceRejected(message, field=error_field((*loc, "evidence"), prefix))
     if first["type"] == "extra_forbidden":
         return ValidationError(f"unknown field {loc[-1]!r}", field=field)
     if first["type"] == "string_pattern_mismatch":

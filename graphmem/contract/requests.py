@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, create_model, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from graphmem.config import STAGES, Limits, SearchConfig
 from graphmem.contract.types import (
@@ -133,7 +134,8 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         @model_validator(mode="after")
         def _extracted_needs_evidence(self) -> MemoryInput:
             if self.extracted and self.evidence is None:
-                raise ValueError("extracted memories need evidence {source_text, quote}")
+                raise PydanticCustomError("evidence_rejected",   # the evidence gate's own error code
+                                          "extracted memories need evidence {source_text, quote}")
             return self
 
     class MemoryPatch(MemoryFields):
