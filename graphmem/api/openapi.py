@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask
-from pydantic.json_schema import models_json_schema
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from graphmem.api.validation import Operation
 from graphmem.config import Settings
@@ -31,7 +32,7 @@ DESCRIPTION = ("Graph memory for AI agents. Memories are nodes linked by SHARES_
 def _strip_titles(node: Any) -> Any:
     """Drop pydantic's generated titles and null defaults (noise in a published document)."""
     if isinstance(node, dict):
-        props = node.get("properties")
+        props = node.get("properties") or {}
         return {k: (_strip_titles(v) if k != "properties" else {n: _strip_titles(s) for n, s in props.items()})
                 for k, v in node.items()
                 if not (k == "title" and isinstance(v, str)) and not (k == "default" and v is None)}
@@ -54,8 +55,9 @@ def _components(settings: Settings) -> tuple[dict[str, Any], dict[str, Any]]:
     requests = [getattr(c, n) for n in ("MemoryInput", "MemoryPatch", "BatchRequest", "SearchRequest",
                                         "RelationRequest")]
     args = {n: getattr(c, n) for n in ("NamespaceArgs", "ListArgs", "NeighborsArgs", "GraphArgs", "MemoryPath")}
-    pairs = ([(m, "validation") for m in (*requests, *args.values())]
-             + [(m, "serialization") for m in responses.RESPONSE_MODELS])
+    pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = (
+        [(m, "validation") for m in (*requests, *args.values())]
+        + [(m, "serialization") for m in responses.RESPONSE_MODELS])
     _, top = models_json_schema(pairs, ref_template=REF)
     schemas = _strip_titles(top["$defs"])
     arg_schemas = {name: schemas.pop(model.__name__) for name, model in args.items()}

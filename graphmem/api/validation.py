@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, get_origin
 
 from flask import current_app, request
+from pydantic import BaseModel
 
 from graphmem.api.errors import ApiError
 from graphmem.contract import contract, json_depth, validate
@@ -67,11 +68,11 @@ def json_body() -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=64)
-def _list_fields(model: type) -> frozenset[str]:
+def _list_fields(model: type[BaseModel]) -> frozenset[str]:
     return frozenset(name for name, f in model.model_fields.items() if get_origin(f.annotation) is list)
 
 
-def query_args(model: type) -> dict[str, Any]:
+def query_args(model: type[BaseModel]) -> dict[str, Any]:
     """``request.args`` shaped for ``model``: lists split, repeated scalars refused."""
     lists = _list_fields(model)
     out: dict[str, Any] = {}
@@ -86,7 +87,7 @@ def query_args(model: type) -> dict[str, Any]:
     return out
 
 
-def _validate_args(model: type) -> Any:
+def _validate_args(model: type[BaseModel]) -> Any:
     """Query arguments; a failure names the parameter (``types``, not ``types[0]``)."""
     try:
         return validate(model, query_args(model))

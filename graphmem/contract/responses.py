@@ -254,6 +254,6 @@ class Text(RootModel[str]):
     """A text body (metrics exposition, HTML)."""
 
 
-RESPONSE_MODELS: tuple[type, ...] = (
+RESPONSE_MODELS: tuple[type[Output], ...] = (
     Error, NotReady, Memory, CreateResult, BatchResponse, MemoryList, SearchResponse, NeighborsResponse, Graph,
     Edge, Stats, Health, Ready)
