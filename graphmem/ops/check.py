@@ -128,10 +128,15 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
             cfg: EdgeSettings) -> None:
     by_id = {m.id: m for m in mems}
     for problem in problems:
+        resave: list[str] = []
         if problem.kind in ("vector_index", "fulltext_index", "memory_tags", "fts_rows", "vector_rows"):
-            for mid in problem.ids or list(by_id):
-                if mid in by_id:
-                    store.save_memory(by_id[mid], [], [])      # rebuilds the memory's index entries
+            resave = [mid for mid in problem.ids or list(by_id) if mid in by_id]
+        elif problem.kind == "tag_counts":      # Neo4j counts a tag by its links: rebuild the holders'
+            bad = set(problem.ids)
+            resave = [m.id for m in mems if bad & set(m.tags)]
+        for mid in resave:
+            store.save_memory(by_id[mid], [], [])          # rebuilds the memory's index entries and links
+        if resave:
             problem.repaired = True
     if any(p.kind in ("tag_counts", "category_counts", "term_df", "namespace_stats", "label_counts")
            for p in problems) and hasattr(store, "recount"):

@@ -70,7 +70,8 @@ def test_check_finds_and_repairs_neo4j_counts(tmp_path, embedder):
             session.run("MATCH (d:TermDF {namespace: $ns}) WITH d LIMIT 3 SET d.df = d.df + 2", ns=ns).consume()
             session.run("MATCH (c:CategoryCount {namespace: $ns}) SET c.n = c.n + 1", ns=ns).consume()
             session.run("MATCH (s:NamespaceStats {namespace: $ns}) SET s.total_length = 0", ns=ns).consume()
-        assert {"term_df", "category_counts", "namespace_stats"} <= kinds(neo.check([ns]))
+            session.run("MATCH (:Memory {namespace: $ns})-[r:TAGGED]->() WITH r LIMIT 1 DELETE r", ns=ns).consume()
+        assert {"term_df", "category_counts", "namespace_stats", "tag_counts"} <= kinds(neo.check([ns]))
         assert all(p["repaired"] for p in neo.check([ns], repair=True)["problems"])
         assert neo.check([ns])["ok"]
     finally:
