@@ -1,17 +1,21 @@
-// memory_by_hash.cypher: the oldest memory with this content hash (exact-duplicate check).
+// memory_by_hash.cypher: for each content hash, the oldest memory with it (exact-duplicate
+// check; batch ingest passes every hash of its batch).
 //
-// The first entry of a seek of memory_hash_order (namespace, content_hash, created_at, id)
-// is the answer, so one entry is read however many memories share the hash. ORDER BY names
-// the equality-bound namespace and content_hash too (a no-op for the result): the planner
-// only uses an index's order when ORDER BY starts at its first property.
+// Per hash, the first entry of a seek of memory_hash_order (namespace, content_hash,
+// created_at, id) is the answer, so one entry is read however many memories share the hash.
+// ORDER BY names the equality-bound namespace and content_hash too (a no-op for the result):
+// the planner only uses an index's order when ORDER BY starts at its first property.
 //
-// Parameters: $namespace (string), $content_hash (string).
-// Returns: zero rows or one row {memory: map}; ties on created_at broken by id.
-MATCH (m:Memory)
-USING INDEX SEEK m:Memory(namespace, content_hash, created_at, id)
-WHERE m.namespace = $namespace AND m.content_hash = $content_hash
-  AND m.created_at IS NOT NULL AND m.id IS NOT NULL
-WITH m ORDER BY m.namespace ASC, m.content_hash ASC, m.created_at ASC, m.id ASC LIMIT 1
+// Parameters: $namespace (string), $hashes (list<string>, distinct).
+// Returns: zero or one row {memory: map} per hash; ties on created_at broken by id.
+UNWIND $hashes AS content_hash
+CALL (content_hash) {
+  MATCH (m:Memory)
+  USING INDEX SEEK m:Memory(namespace, content_hash, created_at, id)
+  WHERE m.namespace = $namespace AND m.content_hash = content_hash
+    AND m.created_at IS NOT NULL AND m.id IS NOT NULL
+  RETURN m ORDER BY m.namespace ASC, m.content_hash ASC, m.created_at ASC, m.id ASC LIMIT 1
+}
 RETURN m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason, .metadata,
          .created_at, .updated_at, .valid_until, .expires_at, .embedding, .health, .health_reasons,
          .source_weight, .term_counts, .near_duplicate_of, .evidence} AS memory;

@@ -1,15 +1,16 @@
-// memory_unindex.cypher: take an existing memory out of the term statistics, category
-// count and tag index.
+// memory_unindex.cypher: take existing memories out of the term statistics, category
+// counts and tag index.
 //
-// First step of save_memory (update) and delete_memory, inside the same transaction:
-// decrements TermDF.df for each of the memory's distinct terms and CategoryCount.n for its
-// category (dropping entries that reach 0), decrements NamespaceStats, and deletes its
-// TAGGED links. The node and its relation edges stay (save_memory updates the node in
-// place; delete_memory detaches it next).
+// First step of save_memory / save_batch (an update, or a memory another process wrote
+// meanwhile) and delete_memory, inside the same transaction: per memory, decrements
+// TermDF.df for each of its distinct terms and CategoryCount.n for its category (dropping
+// entries that reach 0), decrements NamespaceStats, and deletes its TAGGED links. The nodes
+// and their relation edges stay (the save updates a node in place; delete detaches it next).
 //
-// Parameters: $namespace (string), $id (string).
-// Returns: zero rows when the memory does not exist, else one row {old_tags: [string]}.
-MATCH (m:Memory {namespace: $namespace, id: $id}) USING INDEX SEEK m:Memory(namespace, id)
+// Parameters: $namespace (string), $ids (list<string>, distinct).
+// Returns: one row {id, old_tags: [string]} per memory that exists.
+UNWIND $ids AS id
+MATCH (m:Memory {namespace: $namespace, id: id}) USING INDEX SEEK m:Memory(namespace, id)
 CALL (m) {
   UNWIND m.term_keys AS term
   MATCH (d:TermDF {namespace: $namespace, term: term})
@@ -31,4 +32,4 @@ MERGE (s:NamespaceStats {namespace: $namespace})
   ON CREATE SET s.n_docs = 0, s.total_length = 0
 SET s.n_docs = s.n_docs - 1,
     s.total_length = s.total_length - m.doc_length
-RETURN m.tags AS old_tags;
+RETURN id, m.tags AS old_tags;

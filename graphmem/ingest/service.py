@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,6 +18,7 @@ import numpy as np
 from graphmem.config import Settings
 from graphmem.embedding.embedder import Embedder
 from graphmem.errors import ConflictError, GraphmemError, NotFoundError, StoreUnavailable, ValidationError
+from graphmem.ingest.batch import BatchView
 from graphmem.ingest.evidence import check_evidence
 from graphmem.ingest.health import assess_health
 from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges, reweigh
@@ -70,33 +73,36 @@ class Ingestor:
             source_weight=source_weight(inp.source, self.settings.sources),
             term_counts=term_counts(inp.content), evidence=inp.evidence)
 
-    def _candidates(self, mem: Memory) -> list[Memory]:
+    def _candidates(self, mem: Memory, view: Any) -> list[Memory]:
         """Link candidates from the tag, category and lexical indexes (never a scan)."""
         cfg = self.settings.edges
         ids: list[str] = []
         for tag in mem.tags:
-            ids += self.store.tag_members(mem.namespace, tag, cfg.candidates_per_tag, exclude_id=mem.id)
+            ids += view.tag_members(mem.namespace, tag, cfg.candidates_per_tag, exclude_id=mem.id)
         if mem.category:
-            ids += self.store.category_members(mem.namespace, mem.category, cfg.candidates_per_category,
-                                               exclude_id=mem.id)
-        ids += self.store.lexical_candidates(mem.namespace, self._rare_terms(mem), cfg.candidates_lexical,
-                                             None, self.clock(), exclude_id=mem.id)
-        found = self.store.get_memories(mem.namespace, list(dict.fromkeys(ids)))
+            ids += view.category_members(mem.namespace, mem.category, cfg.candidates_per_category,
+                                         exclude_id=mem.id)
+        ids += view.lexical_candidates(mem.namespace, self._rare_terms(mem, view), cfg.candidates_lexical,
+                                       None, self.clock(), exclude_id=mem.id)
+        found = view.get_memories(mem.namespace, list(dict.fromkeys(ids)))
         return [found[i] for i in sorted(found)]
 
-    def _rare_terms(self, mem: Memory) -> list[str]:
+    def _rare_terms(self, mem: Memory, view: Any) -> list[str]:
         """The memory's rarest terms (``text.rarest_terms`` under ``edges.lexical_*``): a bounded
         postings budget keeps the cost of an insert flat as the store grows, and rare shared terms
         are the ones that make an OVERLAPS edge meaningful."""
         cfg = self.settings.edges
-        stats = self.store.term_stats(mem.namespace, list(mem.term_counts))
+        stats = view.term_stats(mem.namespace, list(mem.term_counts))
         return rarest_terms(mem.term_counts, stats.df, stats.n_docs, max_terms=cfg.lexical_lookup_terms,
                             max_df_ratio=cfg.lexical_max_df_ratio, max_postings=cfg.lexical_max_postings)
 
-    def _link(self, mem: Memory, stored_tags: list[str] | tuple = ()) -> tuple[EdgePlan, str | None]:
-        """Edges for ``mem``; ``stored_tags`` are the tags it already holds in the store (on update),
-        which the stored tag counts already include."""
-        candidates = self._candidates(mem)
+    def _link(self, mem: Memory, stored_tags: list[str] | tuple = (),
+              view: Any = None) -> tuple[EdgePlan, str | None]:
+        """Edges for ``mem`` and its near duplicate; ``stored_tags`` are the tags it already holds in
+        the store (on update), which the stored tag counts already include. ``view`` answers the
+        reads: the store itself, or a ``BatchView`` (the store plus the batch planned so far)."""
+        view = view or self.store
+        candidates = self._candidates(mem, view)
         near_dup = None
         best = self.settings.ingest.near_duplicate_threshold
         for other in candidates:
@@ -104,13 +110,13 @@ class Ingestor:
                 cos = float(np.dot(mem.embedding, other.embedding))
                 if cos > best:
                     best, near_dup = cos, other.id
-        counts = self.store.tag_counts(mem.namespace, mem.tags)
+        counts = view.tag_counts(mem.namespace, mem.tags)
         held = set(stored_tags)
         tag_df = {t: counts.get(t, 0) + (t not in held) for t in mem.tags}   # + the memory, counted once
         proposals = propose_edges(mem, candidates, tag_df, self.settings.edges)
         endpoints = sorted({e.other(mem.id) for edges in proposals.values() for e in edges})
         existing: dict[str, list[Edge]] = {}
-        for edge in self.store.edges_of(mem.namespace, endpoints, types=list(LINK_TYPES), with_reasons=False):
+        for edge in view.edges_of(mem.namespace, endpoints, types=list(LINK_TYPES), with_reasons=False):
             if mem.id in (edge.a, edge.b):      # re-link: the memory's old edges are being replaced
                 continue
             existing.setdefault(edge.a, []).append(edge)
@@ -124,14 +130,20 @@ class Ingestor:
         return mem
 
     # -- public operations ----------------------------------------------------------------
-    def _existing(self, inp: MemoryInput) -> IngestResult | None:
+    def _existing(self, inp: MemoryInput, by_id: Callable[[str], Memory | None] | None = None,
+                  by_hash: Callable[[str], Memory | None] | None = None) -> IngestResult | None:
+        """The stored memory ``inp`` duplicates (same id, else the oldest with the same content);
+        ConflictError for a known id with other content. Lookups default to the store's."""
+        ns = inp.namespace
+        by_id = by_id or (lambda key: self.store.get_memories(ns, [key]).get(key))
+        by_hash = by_hash or (lambda digest: self.store.find_by_hash(ns, digest))
         if inp.id:
-            found = self.store.get_memories(inp.namespace, [inp.id]).get(inp.id)
+            found = by_id(inp.id)
             if found is not None:
                 if found.content_hash != content_hash(inp.content):
                     raise ConflictError(f"id {inp.id!r} already exists with different content", field="id")
                 return IngestResult("duplicate", found, duplicate_of=found.id)
-        same = self.store.find_by_hash(inp.namespace, content_hash(inp.content))
+        same = by_hash(content_hash(inp.content))
         if same is not None:
             return IngestResult("duplicate", same, duplicate_of=same.id)
         return None
@@ -147,30 +159,72 @@ class Ingestor:
 
     def create_batch(self, items: list[Any], default_namespace: str = "default",
                      progress=None) -> list[IngestResult]:
-        """Each item is created, a duplicate, or rejected with its reason; never all-or-nothing."""
+        """Each item is created, a duplicate, or rejected with its reason; never all-or-nothing.
+        Each namespace's new memories are linked together (``BatchView``: the same edges as one
+        insert after another) and written in one transaction."""
         results: list[IngestResult | None] = [None] * len(items)
-        valid: list[tuple[int, MemoryInput]] = []
+        groups: dict[str, list[tuple[int, MemoryInput]]] = defaultdict(list)
         for i, item in enumerate(items):
             try:
-                valid.append((i, validate_memory(item, self.settings.limits, default_namespace)))
+                inp = validate_memory(item, self.settings.limits, default_namespace)
+                groups[inp.namespace].append((i, inp))
             except GraphmemError as exc:
                 results[i] = IngestResult("rejected", error=exc, index=i)
-        vectors = (list(self.embedder.embed_documents([inp.content for _, inp in valid])) if valid
-                   else [])
-        for (i, inp), vector in zip(valid, vectors, strict=True):
-            try:
-                with self.lock:
-                    result = self._existing(inp) or IngestResult("created",
-                                                                 self._save_new(self.build(inp, vector)))
-                    result.index = i
-                    results[i] = result
-            except StoreUnavailable:
-                raise                       # an outage is not a per-item rejection
-            except GraphmemError as exc:
-                results[i] = IngestResult("rejected", error=exc, index=i)
+        valid = [pair for group in groups.values() for pair in group]
+        vectors = list(self.embedder.embed_documents([inp.content for _, inp in valid])) if valid else []
+        embedding = {i: vector for (i, _), vector in zip(valid, vectors, strict=True)}
+        for namespace, group in groups.items():
+            with self.lock:
+                self._create_group(namespace, [(i, inp, embedding[i]) for i, inp in group], results)
             if progress is not None:
-                progress(1)
+                progress(len(group))
         return [r for r in results if r is not None]
+
+    def _create_group(self, namespace: str, group: list[tuple[int, MemoryInput, np.ndarray]],
+                      results: list[IngestResult | None]) -> None:
+        """Dedupe, build, link and save one namespace's items (under the write lock)."""
+        stored_ids = self.store.get_memories(namespace, [inp.id for _, inp, _ in group if inp.id])
+        stored_hashes = self.store.find_by_hashes(namespace, [content_hash(inp.content) for _, inp, _ in group])
+        new_ids: dict[str, Memory] = {}
+        new_hashes: dict[str, Memory] = {}
+
+        def by_hash(digest: str) -> Memory | None:
+            found = [m for m in (stored_hashes.get(digest), new_hashes.get(digest)) if m is not None]
+            return min(found, key=lambda m: (m.created_at, m.id)) if found else None
+
+        created: list[tuple[int, Memory]] = []
+        for i, inp, vector in group:
+            try:
+                existing = self._existing(inp, lambda key: new_ids.get(key) or stored_ids.get(key), by_hash)
+            except GraphmemError as exc:
+                results[i] = IngestResult("rejected", error=exc, index=i)
+                continue
+            if existing is not None:
+                existing.index = i
+                results[i] = existing
+                continue
+            mem = self.build(inp, vector)
+            new_ids[mem.id] = mem
+            new_hashes[mem.content_hash] = mem
+            created.append((i, mem))
+        if not created:
+            return
+        view = BatchView(self.store, namespace, self.settings.edges)
+        view.prefetch([mem for _, mem in created], self._rare_terms)
+        for _, mem in created:
+            plan, mem.near_duplicate_of = self._link(mem, view=view)
+            view.add(mem, plan.add, plan.remove)
+        added, removed = view.net_edges()
+        try:
+            self.store.save_batch([mem for _, mem in created], added, removed)
+        except StoreUnavailable:
+            raise                       # an outage is not a per-item rejection
+        except GraphmemError as exc:
+            for i, _ in created:
+                results[i] = IngestResult("rejected", error=exc, index=i)
+            return
+        for i, mem in created:
+            results[i] = IngestResult("created", mem, index=i)
 
     def update(self, namespace: str, memory_id: str, patch: Any) -> Memory:
         changes = validate_patch(patch, self.settings.limits)

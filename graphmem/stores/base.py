@@ -53,6 +53,10 @@ class MemoryStore(Protocol):
         ``replace_edges`` drops every existing edge of ``mem`` first (re-link on update).
         Term statistics (document frequency, namespace length) are kept in step."""
 
+    def save_batch(self, memories: list[Memory], add_edges: list[Edge], remove_edges: list[Edge]) -> None:
+        """Insert new memories of one namespace and the batch's net edge changes in one
+        transaction (batch ingest); term statistics are kept in step as by ``save_memory``."""
+
     def write_edges(self, add_edges: list[Edge], remove_edges: list[Edge]) -> None:
         """Upsert ``add_edges`` (by key) and delete ``remove_edges`` in one transaction, without
         touching memories; an edge whose endpoints are not both stored is skipped."""
@@ -66,7 +70,11 @@ class MemoryStore(Protocol):
     # -- reads -------------------------------------------------------------------------
     def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]: ...
 
-    def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None: ...
+    def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None:
+        """The oldest memory (created_at, then id) with this content hash."""
+
+    def find_by_hashes(self, namespace: str, hashes: list[str]) -> dict[str, Memory]:
+        """``find_by_hash`` for many hashes at once: hash -> memory, absent when none."""
 
     def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
                       after: tuple[str, str] | None = None, now_iso: str = "") -> list[Memory]:
@@ -81,6 +89,12 @@ class MemoryStore(Protocol):
 
     def category_members(self, namespace: str, category: str, limit: int,
                          exclude_id: str | None = None) -> list[str]: ...
+
+    def tag_members_many(self, namespace: str, tags: list[str], limit: int) -> dict[str, list[str]]:
+        """``tag_members`` for many tags in one call (batch ingest): tag -> ids, same order."""
+
+    def category_members_many(self, namespace: str, categories: list[str], limit: int) -> dict[str, list[str]]:
+        """``category_members`` for many categories in one call: category -> ids, same order."""
 
     def tag_counts(self, namespace: str, tags: list[str]) -> dict[str, int]:
         """How many memories carry each tag (for tag rarity and the router)."""
@@ -97,6 +111,9 @@ class MemoryStore(Protocol):
                            flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
         """Ids of memories containing any of ``terms`` (graphmem's own tokens), best first
         by the index's own relevance; the caller re-scores with BM25."""
+
+    def lexical_candidates_many(self, namespace: str, term_lists: list[list[str]], limit: int) -> list[list[str]]:
+        """``lexical_candidates`` (no filter, nothing excluded) for each list of terms, in one call."""
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats: ...
 

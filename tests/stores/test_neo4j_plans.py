@@ -137,6 +137,17 @@ def test_insert_update_delete_use_selective_indexes(loaded, monkeypatch):
     assert problems == [], "\n".join(map(str, problems))
 
 
+def test_batch_insert_uses_selective_indexes(loaded, monkeypatch):
+    engine, ns = loaded
+    batch = [{**m, "id": f"batch-{i}"} for i, m in enumerate(make_memories(20, seed=5, namespace=ns))]
+    seen = traced(monkeypatch, lambda: engine.add_batch(batch + [batch[0]], ns))
+    expected = {"memory_by_hash", "tag_members", "category_members", "tag_counts", "term_stats", "lexical_search",
+                "memories_get", "edges_of", "memory_unindex", "memory_upsert", "edges_add"}
+    assert expected <= set(seen), f"the trace missed {sorted(expected - set(seen))}"
+    problems = check(engine.store, seen)
+    assert problems == [], "\n".join(map(str, problems))
+
+
 def test_search_uses_selective_indexes(loaded, monkeypatch):
     engine, ns = loaded
     seen = traced(monkeypatch, lambda: engine.search("how does the billing service deploy tag-3 cat-1", ns, 10))

@@ -228,23 +228,48 @@ class Neo4jStore:
     # -- writes ------------------------------------------------------------------------
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
                     replace_edges: bool = False) -> None:
-        key = {"namespace": mem.namespace, "id": mem.id}
-        props = memory_props(mem)
-        if self.dim and props["embedding"] is not None and len(props["embedding"]) != self.dim:
-            raise ValidationError(f"embedding has {len(props['embedding'])} dimensions; the store holds "
-                                  f"{self.dim}-dim embeddings", field="embedding")
-        upsert = {**key, "props": props, "tags": sorted(set(mem.tags)),
-                  "term_keys": props["term_keys"], "doc_length": props["doc_length"]}
+        self._save([mem], add_edges, remove_edges, replace_edges)
+
+    def save_batch(self, memories: list[Memory], add_edges: list[Edge], remove_edges: list[Edge]) -> None:
+        if memories or add_edges or remove_edges:
+            self._save(memories, add_edges, remove_edges, False)
+
+    def _save(self, memories: list[Memory], add_edges: list[Edge], remove_edges: list[Edge],
+              replace_edges: bool) -> None:
+        """Memories of one namespace and edge changes in one transaction: each statement
+        handles every memory at once (UNWIND), so a batch costs a handful of round trips."""
+        namespaces = {m.namespace for m in memories}
+        if len(namespaces) > 1:
+            raise ValidationError("a batch is saved one namespace at a time", field="namespace")
+        rows, term_df, categories, length = [], Counter(), Counter(), 0
+        for mem in memories:
+            props = memory_props(mem)
+            if self.dim and props["embedding"] is not None and len(props["embedding"]) != self.dim:
+                raise ValidationError(f"embedding has {len(props['embedding'])} dimensions; the store holds "
+                                      f"{self.dim}-dim embeddings", field="embedding")
+            rows.append({"id": mem.id, "props": props, "tags": sorted(set(mem.tags))})
+            term_df.update(props["term_keys"])
+            categories.update([mem.category] if mem.category else [])
+            length += props["doc_length"]
+        namespace = next(iter(namespaces), "")
+        ids = [m.id for m in memories]
+        upsert = {"namespace": namespace, "rows": rows, "doc_length": length,
+                  "term_df": [{"term": t, "n": n} for t, n in sorted(term_df.items())],
+                  "category_counts": [{"category": c, "n": n} for c, n in sorted(categories.items())]}
+        kept = {m.id: set(m.tags) for m in memories}
         write_edges = _edge_writer(add_edges, remove_edges)
 
         def work(tx: ManagedTransaction) -> None:
-            old = _rows(tx, "memory_unindex", key)
-            if replace_edges:
-                tx.run(Q.load("edges_clear"), {**key, "types": _TYPES}).consume()
-            tx.run(Q.load("memory_upsert"), upsert).consume()
-            dropped = [t for t in (old[0]["old_tags"] or []) if t not in mem.tags] if old else []
-            if dropped:
-                tx.run(Q.load("tags_prune"), {"namespace": mem.namespace, "tags": dropped}).consume()
+            if rows:
+                old = _rows(tx, "memory_unindex", {"namespace": namespace, "ids": ids})
+                if replace_edges:
+                    for memory_id in ids:
+                        tx.run(Q.load("edges_clear"), {"namespace": namespace, "id": memory_id,
+                                                        "types": _TYPES}).consume()
+                tx.run(Q.load("memory_upsert"), upsert).consume()
+                dropped = sorted({t for r in old for t in (r["old_tags"] or []) if t not in kept[r["id"]]})
+                if dropped:
+                    tx.run(Q.load("tags_prune"), {"namespace": namespace, "tags": dropped}).consume()
             write_edges(tx)
 
         self._execute(True, work)
@@ -257,7 +282,7 @@ class Neo4jStore:
         key = {"namespace": namespace, "id": memory_id}
 
         def work(tx: ManagedTransaction) -> bool:
-            old = _rows(tx, "memory_unindex", key)
+            old = _rows(tx, "memory_unindex", {"namespace": namespace, "ids": [memory_id]})
             if not old:
                 return False
             tx.run(Q.load("memory_delete"), key).consume()
@@ -306,8 +331,15 @@ class Neo4jStore:
         return {r["memory"]["id"]: to_memory(r["memory"]) for r in rows}
 
     def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None:
-        rows = self._read("memory_by_hash", namespace=namespace, content_hash=content_hash)
-        return to_memory(rows[0]["memory"]) if rows else None
+        return self.find_by_hashes(namespace, [content_hash]).get(content_hash)
+
+    def find_by_hashes(self, namespace: str, hashes: list[str]) -> dict[str, Memory]:
+        unique = list(dict.fromkeys(hashes))
+        if not unique:
+            return {}
+        rows = self._read("memory_by_hash", namespace=namespace, hashes=unique)
+        found = (to_memory(r["memory"]) for r in rows)
+        return {m.content_hash: m for m in found}
 
     def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
                       after: tuple[str, str] | None = None, now_iso: str = "") -> list[Memory]:
@@ -326,19 +358,29 @@ class Neo4jStore:
 
     # -- candidate indexes ----------------------------------------------------------------
     def tag_members(self, namespace: str, tag: str, limit: int, exclude_id: str | None = None) -> list[str]:
-        if limit <= 0:
-            return []
-        rows = self._read("tag_members", namespace=namespace, tag=tag, limit=int(limit),
-                          exclude_id=exclude_id or "")
-        return [r["id"] for r in rows]
+        return self._members("tag_members", "tags", "tag", namespace, [tag], limit, exclude_id).get(tag, [])
 
     def category_members(self, namespace: str, category: str, limit: int,
                          exclude_id: str | None = None) -> list[str]:
-        if limit <= 0:
-            return []
-        rows = self._read("category_members", namespace=namespace, category=category, limit=int(limit),
-                          exclude_id=exclude_id or "")
-        return [r["id"] for r in rows]
+        return self._members("category_members", "categories", "category", namespace, [category], limit,
+                             exclude_id).get(category, [])
+
+    def tag_members_many(self, namespace: str, tags: list[str], limit: int) -> dict[str, list[str]]:
+        return self._members("tag_members", "tags", "tag", namespace, tags, limit, None)
+
+    def category_members_many(self, namespace: str, categories: list[str], limit: int) -> dict[str, list[str]]:
+        return self._members("category_members", "categories", "category", namespace, categories, limit, None)
+
+    def _members(self, query: str, param: str, column: str, namespace: str, labels: list[str], limit: int,
+                 exclude_id: str | None) -> dict[str, list[str]]:
+        unique = list(dict.fromkeys(labels))
+        if limit <= 0 or not unique:
+            return {}
+        out: dict[str, list[str]] = {label: [] for label in unique}
+        for r in self._read(query, namespace=namespace, limit=int(limit), exclude_id=exclude_id or "",
+                            **{param: unique}):
+            out[r[column]].append(r["id"])
+        return out
 
     def tag_counts(self, namespace: str, tags: list[str]) -> dict[str, int]:
         unique = list(dict.fromkeys(tags))
@@ -380,12 +422,23 @@ class Neo4jStore:
 
     def lexical_candidates(self, namespace: str, terms: list[str], limit: int,
                            flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
-        queries = lucene_queries(terms)
-        if not queries or limit <= 0:
-            return []
-        rows = self._read("lexical_search", namespace=namespace, queries=queries, limit=int(limit),
-                          exclude_id=exclude_id or "", **filter_params(flt, now_iso))
-        return [r["id"] for r in rows]
+        return self._lexical(namespace, [terms], limit, flt, now_iso, exclude_id)[0]
+
+    def lexical_candidates_many(self, namespace: str, term_lists: list[list[str]], limit: int) -> list[list[str]]:
+        return self._lexical(namespace, term_lists, limit, None, "", None)
+
+    def _lexical(self, namespace: str, term_lists: list[list[str]], limit: int, flt: MemoryFilter | None,
+                 now_iso: str, exclude_id: str | None) -> list[list[str]]:
+        requests = [lucene_queries(terms) for terms in term_lists]
+        out: list[list[str]] = [[] for _ in term_lists]
+        asked = [i for i, queries in enumerate(requests) if queries]
+        if not asked or limit <= 0:
+            return out
+        rows = self._read("lexical_search", namespace=namespace, requests=[requests[i] for i in asked],
+                          limit=int(limit), exclude_id=exclude_id or "", **filter_params(flt, now_iso))
+        for r in rows:
+            out[asked[r["request"]]].append(r["id"])
+        return out
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
         row = self._read("term_stats", namespace=namespace, terms=list(dict.fromkeys(terms)))[0]

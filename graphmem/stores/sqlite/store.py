@@ -252,30 +252,43 @@ class SQLiteStore:
 
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
                     replace_edges: bool = False) -> None:
-        if mem.embedding is not None and self.dim and np.asarray(mem.embedding).shape != (self.dim,):
-            raise ValidationError(f"embedding has shape {np.asarray(mem.embedding).shape}; this store "
-                                  f"holds {self.dim}-dim vectors", field="embedding")
+        self._save([mem], add_edges, remove_edges, replace_edges)
+
+    def save_batch(self, memories: list[Memory], add_edges: list[Edge], remove_edges: list[Edge]) -> None:
+        self._save(memories, add_edges, remove_edges, False)
+
+    def _save(self, memories: list[Memory], add_edges: list[Edge], remove_edges: list[Edge],
+              replace_edges: bool) -> None:
+        for mem in memories:
+            if mem.embedding is not None and self.dim and np.asarray(mem.embedding).shape != (self.dim,):
+                raise ValidationError(f"embedding has shape {np.asarray(mem.embedding).shape}; this store "
+                                      f"holds {self.dim}-dim vectors", field="embedding")
         with self._write_lock:   # commit and cache update in one critical section: applied in commit order
             with self._write() as db:
-                self._remove_row(db, mem.namespace, mem.id)
-                if replace_edges:
-                    self._delete_edges_of(db, mem.namespace, mem.id)
-                cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 21)})", (
-                    mem.namespace, mem.id, mem.content, mem.content_hash, json.dumps(mem.tags), mem.category,
-                    mem.source, mem.reason, json.dumps(mem.metadata), mem.created_at, mem.updated_at,
-                    mem.valid_until, mem.expires_at,
-                    None if mem.embedding is None else np.asarray(mem.embedding, dtype=np.float32).tobytes(),
-                    mem.health, mem.health_reasons_json(), mem.source_weight, json.dumps(mem.term_counts),
-                    mem.doc_length, mem.near_duplicate_of,
-                    None if mem.evidence is None else json.dumps(mem.evidence)))
-                db.execute("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)",
-                           (cur.lastrowid, full_text_terms(mem.term_counts)))
-                db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
-                               [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
-                self._adjust_counts(db, mem.namespace, mem.term_counts, mem.tags, mem.category, +1)
+                seqs = [self._write_row(db, mem, replace_edges) for mem in memories]
                 self._apply_edges(db, add_edges, remove_edges)
-                seq = vector_log.record(db, mem.namespace, mem.id, self.vector_log_keep)
-            self._apply_vector(mem.namespace, mem.id, mem.embedding, seq)
+            for mem, seq in zip(memories, seqs, strict=True):
+                self._apply_vector(mem.namespace, mem.id, mem.embedding, seq)
+
+    def _write_row(self, db, mem: Memory, replace_edges: bool) -> int:
+        """One memory's rows, term counts and vector log entry (whose sequence number it returns)."""
+        self._remove_row(db, mem.namespace, mem.id)
+        if replace_edges:
+            self._delete_edges_of(db, mem.namespace, mem.id)
+        cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 21)})", (
+            mem.namespace, mem.id, mem.content, mem.content_hash, json.dumps(mem.tags), mem.category,
+            mem.source, mem.reason, json.dumps(mem.metadata), mem.created_at, mem.updated_at,
+            mem.valid_until, mem.expires_at,
+            None if mem.embedding is None else np.asarray(mem.embedding, dtype=np.float32).tobytes(),
+            mem.health, mem.health_reasons_json(), mem.source_weight, json.dumps(mem.term_counts),
+            mem.doc_length, mem.near_duplicate_of,
+            None if mem.evidence is None else json.dumps(mem.evidence)))
+        db.execute("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)",
+                   (cur.lastrowid, full_text_terms(mem.term_counts)))
+        db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
+                       [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
+        self._adjust_counts(db, mem.namespace, mem.term_counts, mem.tags, mem.category, +1)
+        return vector_log.record(db, mem.namespace, mem.id, self.vector_log_keep)
 
     def _apply_vector(self, namespace: str, memory_id: str, embedding, seq: int) -> None:
         if self.vectors is None:
@@ -333,6 +346,10 @@ class SQLiteStore:
                               "ORDER BY created_at, id LIMIT 1", (namespace, content_hash)).fetchone()
         return self._row_to_memory(row) if row else None
 
+    def find_by_hashes(self, namespace: str, hashes: list[str]) -> dict[str, Memory]:
+        found = (self.find_by_hash(namespace, h) for h in dict.fromkeys(hashes))
+        return {m.content_hash: m for m in found if m is not None}
+
     def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
                       after: tuple[str, str] | None = None, now_iso: str = "") -> list[Memory]:
         where, params = filter_sql(flt, now_iso)
@@ -364,6 +381,12 @@ class SQLiteStore:
                                "ORDER BY created_at DESC, id DESC LIMIT ?",
                                (namespace, category, exclude_id or "", limit))
         return [r[0] for r in rows]
+
+    def tag_members_many(self, namespace: str, tags: list[str], limit: int) -> dict[str, list[str]]:
+        return {tag: self.tag_members(namespace, tag, limit) for tag in dict.fromkeys(tags)}
+
+    def category_members_many(self, namespace: str, categories: list[str], limit: int) -> dict[str, list[str]]:
+        return {c: self.category_members(namespace, c, limit) for c in dict.fromkeys(categories)}
 
     def _label_counts(self, namespace: str, kind: str, labels: list[str]) -> dict[str, int]:
         unique = list(dict.fromkeys(labels))
@@ -422,6 +445,9 @@ class SQLiteStore:
             if len(rows) >= limit or matched < window:        # enough, or every match was seen
                 return [r[0] for r in rows]
             window *= 4
+
+    def lexical_candidates_many(self, namespace: str, term_lists: list[list[str]], limit: int) -> list[list[str]]:
+        return [self.lexical_candidates(namespace, terms, limit, None, "") for terms in term_lists]
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
         row = self.db.execute("SELECT n_docs, total_length FROM namespace_stats WHERE namespace = ?",

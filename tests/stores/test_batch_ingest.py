@@ -1,0 +1,105 @@
+"""Batch ingest gives exactly the memories, edges and counts of one insert after another.
+
+On both stores: a namespace is seeded one memory at a time, then the same items (with
+in-batch duplicates by id and by content, an id conflict and an invalid item) go in one at a
+time into one namespace and in batches into another. Small candidate limits and degree caps
+make truncation and eviction happen, so the batch view's overlay of the store is exercised
+where it matters. The lexical candidate limit is lifted: below it the batch view is exact by
+construction, above it the candidates follow each index's own relevance (see ingest/batch.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from bench.corpus import make_memories
+from graphmem.config import load_settings
+from graphmem.engine import Graphmem
+from graphmem.model import EDGE_TYPES
+from graphmem.stores.sqlite import SQLiteStore
+
+NOW = "2025-03-01T00:00:00.000000Z"
+CAPS = {"max_degree_shares_tag": 3, "max_degree_same_category": 2, "max_degree_overlaps": 3}
+EDGES = {"candidates_per_tag": 6, "candidates_per_category": 5, "candidates_lexical": 100000, **CAPS}
+
+
+def items() -> list[dict]:
+    out = make_memories(160, seed=3, namespace="ignored")
+    for n, item in enumerate(out):
+        item.pop("namespace")
+        if n % 3 == 0:      # some explicit, out-of-order creation times: "newest first" is not id order
+            item["created_at"] = f"2024-{1 + n % 12:02d}-{1 + n % 27:02d}T00:00:00.000000Z"
+    return out[:40], out[40:] + [
+        {**out[45], "id": "same-content-new-id"},        # duplicate by content (of a batch item)
+        {**out[3], "id": "same-content-seeded"},          # duplicate by content (of a seeded memory)
+        dict(out[50]),                                    # duplicate by id
+        {**out[51], "content": "other words entirely for an existing id"},   # conflict
+        {"content": ""},                                  # invalid
+        {**out[60], "id": "near-copy", "content": out[60]["content"] + " Again."},
+    ]
+
+
+def snapshot(engine: Graphmem, namespace: str) -> dict:
+    store = engine.store
+    memories = sorted((m.id, m.created_at, m.near_duplicate_of, tuple(m.tags), m.category)
+                      for batch in store.iter_memories(namespace) for m in batch)
+    ids = [m[0] for m in memories]
+    edges = sorted((e.a, e.b, e.type, e.weight, json.dumps(e.reason, sort_keys=True))
+                   for e in store.edges_among(namespace, ids))
+    terms = sorted({t for batch in store.iter_memories(namespace) for m in batch for t in m.term_counts})
+    stats = store.term_stats(namespace, terms)
+    tags = sorted({t for m in memories for t in m[3]})
+    return {"memories": memories, "edges": edges,
+            "terms": (stats.n_docs, stats.total_length, sorted(stats.df.items())),
+            "tags": store.tag_counts(namespace, tags),
+            "categories": store.category_counts(namespace, sorted({m[4] for m in memories if m[4]})),
+            "tag_members": {t: store.tag_members(namespace, t, 100) for t in tags}}
+
+
+@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def engines(request, tmp_path, embedder):
+    settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}, "edges": EDGES}, use_env=False)
+    if request.param == "sqlite":
+        one, many = (Graphmem(settings, SQLiteStore(tmp_path / d), embedder, clock=lambda: NOW) for d in "ab")
+        yield one, many, "batch", "batch"
+        one.close()
+        many.close()
+    else:
+        store = request.getfixturevalue("neo4j_store")
+        ctx = request.getfixturevalue("neo")
+        engine = Graphmem(settings, store, embedder, clock=lambda: NOW)
+        yield engine, engine, ctx.ns, ctx.new_ns("batch")
+
+
+def test_batch_gives_the_edges_of_one_insert_after_another(engines):
+    one, many, ns_one, ns_many = engines
+    seed, rest = items()
+    for engine, ns in ((one, ns_one), (many, ns_many)):
+        for item in seed:
+            assert engine.add(item, ns).status == "created"
+    singles = []
+    for item in rest:
+        try:
+            singles.append(one.add(item, ns_one).to_dict())
+        except Exception as exc:           # what the batch reports per item instead
+            singles.append({"status": "rejected", "code": getattr(exc, "code", type(exc).__name__)})
+    batched = []
+    for start in range(0, len(rest), 37):
+        batched += [r.to_dict() for r in many.add_batch(rest[start:start + 37], ns_many)]
+
+    def outcome(r: dict) -> tuple:
+        return (r["status"], r.get("id"), r.get("duplicate_of"), r.get("code") or r.get("error", {}).get("code"))
+
+    assert [outcome(r) for r in singles] == [outcome(r) for r in batched]
+    assert {"created", "duplicate", "rejected"} == {r["status"] for r in batched}
+    expected, got = snapshot(one, ns_one), snapshot(many, ns_many)
+    for key in expected:
+        assert got[key] == expected[key], key
+    degree = Counter((node, e[2]) for e in expected["edges"] for node in e[:2])
+    for edge_type, cap in (("SHARES_TAG", 3), ("SAME_CATEGORY", 2), ("OVERLAPS", 3)):
+        held = [n for (_, t), n in degree.items() if t == edge_type]
+        assert max(held) == cap, (edge_type, held)      # the caps bound: eviction ran
+    assert set(EDGE_TYPES) - {"RELATED"} <= {e[2] for e in expected["edges"]}
