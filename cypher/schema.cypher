@@ -75,10 +75,22 @@ DROP INDEX memory_category IF EXISTS;
 
 DROP INDEX memory_created_at IF EXISTS;
 
-CREATE VECTOR INDEX memory_embedding IF NOT EXISTS
-FOR (m:Memory) ON (m.embedding)
+// Vector recall: namespace, created_at and health are filter properties of the index, so the
+// SEARCH clause filters inside the index (vector_search.cypher; Neo4j 2026.01+, Cypher 25).
+// Replaces memory_embedding (unfiltered: the namespace was filtered after the index).
+DROP INDEX memory_embedding IF EXISTS;
+
+CYPHER 25
+CREATE VECTOR INDEX memory_vector IF NOT EXISTS
+FOR (m:Memory) ON m.embedding
+WITH [m.namespace, m.created_at, m.health]
 OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}};
 
-CREATE FULLTEXT INDEX memory_terms IF NOT EXISTS
-FOR (m:Memory) ON EACH [m.terms]
+// Full-text recall: each memory's terms and its namespace, so a query requires its namespace
+// inside Lucene (lexical_search.cypher). Replaces memory_terms (terms only: the namespace was
+// filtered after the index, so one tenant's cost grew with the others' data).
+DROP INDEX memory_terms IF EXISTS;
+
+CREATE FULLTEXT INDEX memory_text IF NOT EXISTS
+FOR (m:Memory) ON EACH [m.terms, m.namespace]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};

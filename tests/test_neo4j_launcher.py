@@ -61,8 +61,8 @@ def test_server_version(session):
     kernel = next(r for r in rows if r["name"] == "Neo4j Kernel")
     version = kernel["versions"][0]
     major_minor = _version_tuple(version)[:2]
-    # 5.26 LTS or any CalVer release (2025.01+); older 5.x lack features the store uses.
-    assert major_minor >= (5, 26), f"Neo4j {version} is too old (need 5.26+ or 2025.x+)"
+    # The store needs 2026.01+ (vector search filtered inside the index, Cypher 25).
+    assert major_minor >= (2026, 1), f"Neo4j {version} is too old (need 2026.01+)"
     assert kernel["edition"] in {"community", "enterprise"}
 
 

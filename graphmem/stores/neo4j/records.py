@@ -95,13 +95,28 @@ def filter_params(flt: MemoryFilter | None, now_iso: str) -> dict[str, Any]:
     }
 
 
-def lucene_queries(terms: list[str], chunk: int = 512) -> list[str]:
-    """Lucene queries ORing the distinct terms, each quoted with ``\\`` and ``"`` escaped.
+def index_ranges(params: dict[str, Any]) -> dict[str, Any]:
+    """The created_at / health bounds of ``filter_params`` for a vector index filter, where a
+    predicate cannot be optional: a missing bound becomes a value that passes everything."""
+    return {"created_from": params["created_after"] or "", "created_to": params["created_before"] or "\uffff",
+            "health_from": -1.0 if params["min_health"] is None else params["min_health"],
+            "health_to": 2.0 if params["max_health"] is None else params["max_health"]}
 
-    Inside a quoted phrase no other character is special to Lucene's query parser, so
-    ``c++``, ``a:b`` or ``(x)`` are searched literally. Terms are chunked below Lucene's
-    default limit of 1024 boolean clauses.
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def lucene_queries(namespace: str, terms: list[str], chunk: int = 512) -> list[str]:
+    """Lucene queries for the memories of ``namespace`` holding any of the distinct terms.
+
+    The namespace is a required clause with boost 0: Lucene skips other tenants' postings
+    inside the index (the cost follows this namespace, not the database) and the score is the
+    terms' alone. Each value is quoted with ``\\`` and ``"`` escaped; inside a quoted phrase no
+    other character is special to Lucene's query parser, so ``c++``, ``a:b`` or ``(x)`` are
+    searched literally. Terms are chunked below Lucene's default limit of 1024 clauses.
     """
     unique = [t for t in dict.fromkeys(terms) if t.strip()]
-    quoted = ['"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in unique]
-    return [" OR ".join(quoted[i:i + chunk]) for i in range(0, len(quoted), chunk)]
+    quoted = ["terms:" + _quoted(t) for t in unique]
+    scope = f"+namespace:{_quoted(namespace)}^0"
+    return [f"{scope} +({' OR '.join(quoted[i:i + chunk])})" for i in range(0, len(quoted), chunk)]

@@ -39,6 +39,7 @@ from graphmem.stores.neo4j.breaker import Breaker
 from graphmem.stores.neo4j.records import (
     edge_param,
     filter_params,
+    index_ranges,
     lucene_queries,
     memory_props,
     to_edge,
@@ -47,8 +48,9 @@ from graphmem.stores.neo4j.records import (
 from graphmem.stores.neo4j.retry import with_retries
 
 T = TypeVar("T")
-# CALL (x) { ... } scoped subqueries need 5.23; vector indexes 5.13, vector.similarity 5.18.
-MIN_VERSION = (5, 23)
+# The SEARCH clause with filter properties in the vector index (vector_search.cypher) needs
+# Cypher 25 on a 2026.x server; 5.26 LTS lacks it (tested: 2026.08.1).
+MIN_VERSION = (2026, 1)
 # Data layout recorded on the Meta node; databases written with an older one are migrated
 # once by ensure_schema (2: TAGGED links carry their index properties, CategoryCount nodes).
 LAYOUT = 2
@@ -152,7 +154,7 @@ class Neo4jStore:
         if parse_version(self.server_version) < MIN_VERSION:
             raise StoreConfigError(
                 f"Neo4j at {self.uri} runs {self.server_version}; graphmem needs Neo4j "
-                f">= {MIN_VERSION[0]}.{MIN_VERSION[1]} (vector indexes, scoped subqueries)", field="store")
+                f">= {MIN_VERSION[0]}.{MIN_VERSION[1]:02d} (vector search filtered inside the index)", field="store")
         meta = self._read("meta_get")
         where = f"Neo4j database {self.database!r} at {self.uri}"
         if meta:
@@ -403,12 +405,13 @@ class Neo4jStore:
             return []
         params = {"namespace": namespace, "vector": np.asarray(vector, dtype=np.float32).tolist(),
                   **filter_params(flt, now_iso)}
+        ranged = {**params, **index_ranges(params)}
 
         def work(tx: ManagedTransaction) -> tuple[str, list[str]]:
             size = _rows(tx, "namespace_size", {"namespace": namespace})[0]["n_docs"]
             fetch = max(limit * self.vector_overfetch, self.vector_min_fetch, 1)
             while size > fetch:
-                row = _rows(tx, "vector_search", {**params, "fetch": fetch})[0]
+                row = _rows(tx, "vector_search", {**ranged, "fetch": fetch})[0]
                 hits = row["hits"]
                 if len(hits) >= limit or row["fetched"] < fetch:
                     hits.sort(key=lambda h: (-h[1], h[0]))
@@ -429,15 +432,30 @@ class Neo4jStore:
 
     def _lexical(self, namespace: str, term_lists: list[list[str]], limit: int, flt: MemoryFilter | None,
                  now_iso: str, exclude_id: str | None) -> list[list[str]]:
-        requests = [lucene_queries(terms) for terms in term_lists]
+        """Asks the index for the ``limit`` best hits of the namespace (+1 for an excluded id);
+        with a filter, ``vector_overfetch`` x that (at least ``vector_min_fetch``), x4 per
+        retry for a request that came back short while the index had more."""
+        requests = [lucene_queries(namespace, terms) for terms in term_lists]
         out: list[list[str]] = [[] for _ in term_lists]
-        asked = [i for i, queries in enumerate(requests) if queries]
-        if not asked or limit <= 0:
+        todo = [i for i, queries in enumerate(requests) if queries]
+        if limit <= 0:
             return out
-        rows = self._read("lexical_search", namespace=namespace, requests=[requests[i] for i in asked],
-                          limit=int(limit), exclude_id=exclude_id or "", **filter_params(flt, now_iso))
-        for r in rows:
-            out[asked[r["request"]]].append(r["id"])
+        fetch = limit + (1 if exclude_id else 0)
+        if flt is not None and not flt.is_empty():
+            fetch = max(fetch * self.vector_overfetch, self.vector_min_fetch)
+        params = {"namespace": namespace, "limit": int(limit), "exclude_id": exclude_id or "",
+                  **filter_params(flt, now_iso)}
+        while todo:
+            rows = self._read("lexical_search", requests=[requests[i] for i in todo], fetch=int(fetch), **params)
+            short = []
+            for r in rows:
+                i = todo[r["request"]]
+                out[i] = r["ids"]
+                # a chunked request is exact only once no chunk was cut at ``fetch``
+                exhausted = r["fetched"] < fetch or (len(requests[i]) == 1 and len(r["ids"]) >= limit)
+                if not exhausted:
+                    short.append(i)
+            todo, fetch = short, fetch * 4
         return out
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
