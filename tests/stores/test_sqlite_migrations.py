@@ -41,3 +41,29 @@ def test_old_store_gets_label_counts_and_new_hash_index(tmp_path):
     again.ensure_schema(MODEL, DIM)
     assert again.tag_counts("ns", ["x", "y"]) == {"x": 2, "y": 0}
     assert again.db.execute("SELECT count(*) FROM meta WHERE key = 'label_counts'").fetchone()[0] == 1
+
+
+def test_old_store_gets_a_namespace_scoped_fts_table(tmp_path):
+    store = SQLiteStore(tmp_path)
+    store.ensure_schema(MODEL, DIM)
+    store.save_memory(mem("ns", "a", text="deploy the billing service"), [], [])
+    store.save_memory(mem("ns", "b", text="billing alerts"), [], [])
+    store.save_memory(mem("other", "c", text="billing in the other tenant"), [], [])
+    expected = store.lexical_candidates("ns", ["billing", "deploy"], 10, None, "")
+    store.close()
+
+    # Make it look like a store from before the FTS table had its namespace column.
+    db = sqlite3.connect(tmp_path / "graphmem.sqlite")
+    db.executescript("DROP TABLE memory_fts; DELETE FROM meta WHERE key = 'fts_namespace'; "
+                     "CREATE VIRTUAL TABLE memory_fts USING fts5 (terms); "
+                     "INSERT INTO memory_fts (rowid, terms) SELECT rowid, content FROM memories;")
+    db.close()
+
+    reopened = SQLiteStore(tmp_path)
+    reopened.ensure_schema(MODEL, DIM)
+    columns = [r[1] for r in reopened.db.execute("PRAGMA table_info(memory_fts)")]
+    assert columns == ["terms", "namespace"]
+    assert reopened.lexical_candidates("ns", ["billing", "deploy"], 10, None, "") == expected == ["a", "b"]
+    assert reopened.lexical_candidates("other", ["billing"], 10, None, "") == ["c"]
+    reopened.save_memory(mem("other", "d", text="billing again"), [], [])
+    assert sorted(reopened.lexical_candidates("other", ["billing"], 10, None, "")) == ["c", "d"]

@@ -154,7 +154,8 @@ class Neo4jStore:
         if parse_version(self.server_version) < MIN_VERSION:
             raise StoreConfigError(
                 f"Neo4j at {self.uri} runs {self.server_version}; graphmem needs Neo4j "
-                f">= {MIN_VERSION[0]}.{MIN_VERSION[1]:02d} (vector search filtered inside the index)", field="store")
+                f">= {MIN_VERSION[0]}.{MIN_VERSION[1]:02d} (vector search filtered inside the index)",
+                field="store")
         meta = self._read("meta_get")
         where = f"Neo4j database {self.database!r} at {self.uri}"
         if meta:

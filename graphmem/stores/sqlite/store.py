@@ -67,8 +67,15 @@ def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tupl
     return "".join(f" AND {c}" for c in clauses), params
 
 
-def fts_query(terms: list[str]) -> str:
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(terms))
+def _phrase(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def fts_query(namespace: str, terms: list[str]) -> str:
+    """FTS5 query: the namespace's rows holding any of the terms (the namespace is required
+    inside the index; rows of a namespace that tokenises alike are dropped by the caller)."""
+    any_term = " OR ".join(map(_phrase, dict.fromkeys(terms)))
+    return f"{{namespace}} : {_phrase(namespace)} AND {{terms}} : ({any_term})"
 
 
 class SQLiteStore:
@@ -140,6 +147,8 @@ class SQLiteStore:
             rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
             if "label_counts" not in rows:
                 self._backfill_label_counts()
+            if "fts_namespace" not in rows:
+                self._rebuild_fts()
             if "model_id" not in rows:
                 self.db.execute("INSERT INTO meta VALUES ('model_id', ?), ('dimension', ?)", (model_id, str(dim)))
             else:
@@ -160,6 +169,17 @@ class SQLiteStore:
         with self._write() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('model_id', ?), ('dimension', ?), ('reindex', ?)",
                        (model_id, str(dim), json.dumps(reindex) if reindex else ""))
+
+    def _rebuild_fts(self) -> None:
+        """Stores written before the FTS table had its namespace column: rebuilt once."""
+        with self._write() as db:
+            db.execute("DROP TABLE IF EXISTS memory_fts")
+            db.execute(SCHEMA[SCHEMA.index("CREATE VIRTUAL TABLE"):].split(";")[0])
+            db.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')")
+            rows = db.execute("SELECT rowid, term_counts_json, namespace FROM memories").fetchall()
+            db.executemany("INSERT INTO memory_fts (rowid, terms, namespace) VALUES (?, ?, ?)",
+                           [(rowid, full_text_terms(json.loads(counts)), ns) for rowid, counts, ns in rows])
+            db.execute("INSERT INTO meta VALUES ('fts_namespace', '1')")
 
     def _backfill_label_counts(self) -> None:
         """Stores written before ``label_counts`` existed: count once, then keep in step."""
@@ -283,8 +303,8 @@ class SQLiteStore:
             mem.health, mem.health_reasons_json(), mem.source_weight, json.dumps(mem.term_counts),
             mem.doc_length, mem.near_duplicate_of,
             None if mem.evidence is None else json.dumps(mem.evidence)))
-        db.execute("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)",
-                   (cur.lastrowid, full_text_terms(mem.term_counts)))
+        db.execute("INSERT INTO memory_fts (rowid, terms, namespace) VALUES (?, ?, ?)",
+                   (cur.lastrowid, full_text_terms(mem.term_counts), mem.namespace))
         db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
                        [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
         self._adjust_counts(db, mem.namespace, mem.term_counts, mem.tags, mem.category, +1)
@@ -428,9 +448,9 @@ class SQLiteStore:
         if not terms or limit <= 0:
             return []
         where, params = filter_sql(flt, now_iso)
-        match = fts_query(terms)
-        # FTS5 ranks its matches on its own first (no per-match join: half the cost), then the
-        # best ``window`` are checked against namespace and filters; a short page widens the window.
+        match = fts_query(namespace, terms)
+        # FTS5 ranks the namespace's matches on its own first (no per-match join: half the cost),
+        # then the best ``window`` are checked against filters; a short page widens the window.
         window = max(2 * limit, 64)
         while True:
             rows = self.db.execute(
