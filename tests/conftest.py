@@ -16,6 +16,13 @@ from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from tests.neo4j_server import require_neo4j  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri() -> str:
+    """The test Neo4j server's Bolt URI: skipped without one, failed under GRAPHMEM_REQUIRE_NEO4J=1."""
+    return require_neo4j()
 
 LEGACY_TEST_MODEL = "test-model"
 

@@ -1,10 +1,10 @@
-"""Helpers for tests that need the real Neo4j server (not a test module).
+"""The one place tests get their Neo4j (not a test module): ``require_neo4j`` / ``open_store`` here,
+and the session fixture ``neo4j_uri`` in tests/conftest.py built on them.
 
-Start one with ``eval "$(docker/neo4j-local/neo4j-local start)"`` (or ``make neo4j-start`` and
-``eval "$(docker/neo4j-local/neo4j-local env)"``); it exports ``GRAPHMEM_NEO4J_URI``.
-
-Without ``GRAPHMEM_NEO4J_URI`` Neo4j tests are skipped, unless ``GRAPHMEM_REQUIRE_NEO4J=1``
-(set in CI) turns the skip into a failure, so a CI run cannot silently pass without Neo4j.
+Start a server with ``eval "$(docker/neo4j-local/neo4j-local start)"`` (``tests/run.sh`` and so
+``make test`` start a private one); it exports ``GRAPHMEM_NEO4J_URI``. Without it Neo4j tests are
+skipped, unless ``GRAPHMEM_REQUIRE_NEO4J=1`` (set by tests/run.sh) turns the skip into a failure,
+so a CI run cannot silently pass without Neo4j.
 """
 
 from __future__ import annotations
@@ -40,10 +40,8 @@ def neo4j_database() -> str | None:
 
 
 def require_neo4j() -> str:
-    """Return the Neo4j URI; skip the calling test when there is none.
-
-    With ``GRAPHMEM_REQUIRE_NEO4J=1`` a missing URI fails the test instead of skipping it.
-    """
+    """Return the Neo4j URI; skip the calling test when there is none, or fail it with
+    ``GRAPHMEM_REQUIRE_NEO4J=1``."""
     uri = neo4j_uri()
     if uri:
         return uri
@@ -55,3 +53,11 @@ def require_neo4j() -> str:
         pytest.fail(f"{msg} ({REQUIRE_ENV}=1 requires it)", pytrace=False)
     pytest.skip(msg)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def open_store(**kwargs):
+    """A ``Neo4jStore`` on the test server (credentials and database from the environment)."""
+    from graphmem.stores.neo4j import Neo4jStore
+
+    user, password = neo4j_auth() or ("neo4j", "")
+    return Neo4jStore(require_neo4j(), user, password, neo4j_database() or "neo4j", **kwargs)

@@ -11,9 +11,8 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 NEO4J_TEST_DIR="$(mktemp -d -t graphmem-neo4j-XXXXXX)"
 export NEO4J_LOCAL_RUN_DIR="$NEO4J_TEST_DIR/run"
 trap 'docker/neo4j-local/neo4j-local stop >/dev/null 2>&1 || true; rm -rf "$NEO4J_TEST_DIR"' EXIT
-# Newest Neo4j needs a JDK >= 21; fall back to the 5.26 LTS on Java 17 when none is installed.
-NEO4J_ENV="$(docker/neo4j-local/neo4j-local start --data "$NEO4J_TEST_DIR/data" --port auto \
-  || NEO4J_LOCAL_VERSION=5.26.30 docker/neo4j-local/neo4j-local start --data "$NEO4J_TEST_DIR/data" --port auto)"
+# Neo4j 2026.x needs a JDK >= 21 (the launcher finds one under JAVA_HOME, PATH or /usr/lib/jvm).
+NEO4J_ENV="$(docker/neo4j-local/neo4j-local start --data "$NEO4J_TEST_DIR/data" --port auto)"
 eval "$NEO4J_ENV"
 export GRAPHMEM_REQUIRE_NEO4J=1
 echo "Neo4j for tests: $GRAPHMEM_NEO4J_URI" >&2

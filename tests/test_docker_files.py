@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shlex
@@ -64,8 +65,9 @@ def dockerfile() -> list[tuple[str, str]]:
 
 
 def _launcher_version() -> str:
-    m = re.search(r'NEO4J_VERSION="\$\{NEO4J_LOCAL_VERSION:-([^}]+)\}"', LAUNCHER.read_text())
-    assert m, "NEO4J_VERSION default not found in neo4j-local"
+    """The launcher's Neo4j version: pom.xml's <neo4j.version>, the one place it is set."""
+    m = re.search(r"<neo4j.version>([^<]+)</neo4j.version>", POM.read_text())
+    assert m, "<neo4j.version> not found in pom.xml"
     return m.group(1)
 
 
@@ -81,7 +83,10 @@ def test_compose_neo4j(compose):
     # The compose image runs the same release as the local/CI launcher and its POM.
     version = _launcher_version()
     assert tag.removesuffix("-community") == version
-    assert f"<neo4j.version>{version}</neo4j.version>" in POM.read_text()
+    spec = importlib.util.spec_from_file_location("neo4j_local", LAUNCHER.parent / "neo4j_local.py")
+    launcher = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(launcher)
+    assert launcher.pom_version() == version      # the launcher reads it from the POM, not a copy
     ports = {str(p).split(":")[-1] for p in neo["ports"]}
     assert ports >= {"7474", "7687"}
     env = _env(neo)

@@ -8,16 +8,17 @@ label and index names and is dropped afterwards.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
+import subprocess
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-try:  # works whether or not tests/ is a package
-    from tests.neo4j_server import neo4j_auth, neo4j_database, require_neo4j
-except ImportError:  # pragma: no cover
-    from neo4j_server import neo4j_auth, neo4j_database, require_neo4j
+from tests.neo4j_server import neo4j_auth, neo4j_database
 
 pytestmark = pytest.mark.neo4j
 
@@ -25,8 +26,8 @@ DIM = 384
 
 
 @pytest.fixture(scope="module")
-def session() -> Iterator[object]:
-    uri = require_neo4j()
+def session(neo4j_uri) -> Iterator[object]:
+    uri = neo4j_uri
     neo4j = pytest.importorskip("neo4j")
     driver = neo4j.GraphDatabase.driver(uri, auth=neo4j_auth())
     try:
@@ -158,3 +159,44 @@ def test_call_subqueries(session, scratch):
         f"UNION MATCH (n:{label}) WHERE n.i = 4 RETURN n.i AS i }} RETURN collect(i) AS ids"
     ).single()
     assert sorted(row["ids"]) == [1, 4]
+
+
+# -- the launcher itself (docker/neo4j-local/neo4j_local.py) -------------------------------------
+LAUNCHER_DIR = Path(__file__).resolve().parents[1] / "docker" / "neo4j-local"
+
+
+def _launcher():
+    spec = importlib.util.spec_from_file_location("neo4j_local", LAUNCHER_DIR / "neo4j_local.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _fake_jdk(root: Path, name: str, version: str) -> Path:
+    home = root / name
+    (home / "bin").mkdir(parents=True)
+    (home / "bin" / "javac").write_text("#!/bin/sh\n")
+    (home / "release").write_text(f'IMPLEMENTOR="x"\nJAVA_VERSION="{version}"\n')
+    return home
+
+
+def test_launcher_picks_a_jdk_21_or_newer(tmp_path, monkeypatch):
+    launcher = _launcher()
+    old, new = _fake_jdk(tmp_path, "jdk17", "17.0.15"), _fake_jdk(tmp_path, "jdk25", "25.0.3")
+    assert (launcher.jdk_major(old), launcher.jdk_major(new), launcher.jdk_major(tmp_path)) == (17, 25, None)
+    monkeypatch.delenv("NEO4J_LOCAL_JAVA_HOME", raising=False)
+    monkeypatch.setenv("JAVA_HOME", str(new))
+    assert launcher.find_jdk() == new
+    monkeypatch.setenv("NEO4J_LOCAL_JAVA_HOME", str(old))
+    with pytest.raises(launcher.LauncherError, match="not a JDK >= 21"):
+        launcher.find_jdk()
+
+
+@pytest.mark.skipif(not os.environ.get("NEO4J_LOCAL_RUN_DIR"), reason="the server was not started by the launcher")
+def test_launcher_reports_the_server_it_started(neo4j_uri):
+    """tests/run.sh started the server with the launcher (its run dir is in the environment)."""
+    script = LAUNCHER_DIR / "neo4j-local"
+    status = subprocess.run([str(script), "status"], capture_output=True, text=True, timeout=60)
+    assert status.returncode == 0 and f"uri={neo4j_uri}" in status.stdout, status
+    env = subprocess.run([str(script), "env", "--plain"], capture_output=True, text=True, timeout=60)
+    assert env.returncode == 0 and env.stdout.strip() == f"GRAPHMEM_NEO4J_URI={neo4j_uri}"

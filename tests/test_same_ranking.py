@@ -5,7 +5,6 @@ computed above the store. Runs the agent-memory fixtures through the full engine
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.ingest.bulk import import_jsonl
 from graphmem.stores.sqlite import SQLiteStore
+from tests.neo4j_server import open_store
 
 FIXTURES = Path(__file__).parent / "fixtures"
 QUERIES = ["How do I ship a new release of the billing service?", "search config", "what does the user prefer",
@@ -22,17 +22,7 @@ QUERIES = ["How do I ship a new release of the billing service?", "search config
 
 
 def neo4j_engine(settings, embedder) -> Graphmem:
-    uri = os.environ.get("GRAPHMEM_NEO4J_URI")
-    if not uri:
-        if os.environ.get("GRAPHMEM_REQUIRE_NEO4J") == "1":
-            pytest.fail("GRAPHMEM_REQUIRE_NEO4J=1 but GRAPHMEM_NEO4J_URI is not set")
-        pytest.skip("Neo4j not configured: set GRAPHMEM_NEO4J_URI to compare the stores")
-    from graphmem.stores.neo4j import Neo4jStore
-
-    store = Neo4jStore(uri, os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j"),
-                       os.environ.get("GRAPHMEM_NEO4J_PASSWORD", ""),
-                       os.environ.get("GRAPHMEM_NEO4J_DATABASE", "neo4j"))
-    return Graphmem(settings, store, embedder)
+    return Graphmem(settings, open_store(), embedder)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ constant clock) in the same run-unique namespace, so their mirrors must be ident
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -31,11 +30,7 @@ from graphmem.analysis.mirror import (
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.model import EDGE_TYPES
-
-try:  # works whether or not tests/ is a package
-    from tests.neo4j_server import REQUIRE_ENV, neo4j_auth, neo4j_database, require_neo4j
-except ImportError:  # pragma: no cover
-    from neo4j_server import REQUIRE_ENV, neo4j_auth, neo4j_database, require_neo4j
+from tests.neo4j_server import open_store
 
 HERE = Path(__file__).parent
 NAMESPACE = f"mirror-{uuid.uuid4().hex[:8]}"
@@ -71,17 +66,8 @@ def _sqlite_engine(tmp_dir: Path, embedder) -> Graphmem:
 
 
 def _neo4j_engine(embedder) -> Graphmem:
-    uri = require_neo4j()
-    try:
-        from graphmem.stores.neo4j import Neo4jStore
-    except ImportError as exc:
-        msg = f"GRAPHMEM_NEO4J_URI is set but graphmem.stores.neo4j.Neo4jStore is not importable: {exc}"
-        if os.environ.get(REQUIRE_ENV) == "1":
-            pytest.fail(msg, pytrace=False)
-        pytest.skip(msg)
-    user, password = neo4j_auth() or ("neo4j", "")
-    settings = load_settings(overrides={"store": {"kind": "neo4j", "neo4j_uri": uri}}, use_env=False)
-    store = Neo4jStore(uri, user, password, neo4j_database() or "neo4j")
+    store = open_store()
+    settings = load_settings(overrides={"store": {"kind": "neo4j", "neo4j_uri": store.uri}}, use_env=False)
     return Graphmem(settings, store, embedder, clock=lambda: NOW)
 
 

@@ -4,24 +4,15 @@ up, and calls succeed again once the store is back."""
 
 from __future__ import annotations
 
-import os
 import uuid
 from urllib.parse import urlparse
 
 import pytest
 from mcp_helpers import BILLING_QUERY, ROOT, SyncClient, TcpProxy, server_env
 
+from tests.neo4j_server import open_store
+
 pytestmark = pytest.mark.neo4j
-
-
-@pytest.fixture(scope="module")
-def neo4j_uri() -> str:
-    uri = os.environ.get("GRAPHMEM_NEO4J_URI")
-    if not uri:
-        if os.environ.get("GRAPHMEM_REQUIRE_NEO4J") == "1":
-            pytest.fail("GRAPHMEM_REQUIRE_NEO4J=1 but GRAPHMEM_NEO4J_URI is not set")
-        pytest.skip("Neo4j not configured: set GRAPHMEM_NEO4J_URI")
-    return uri
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +35,7 @@ def proxied(neo4j_uri, tmp_path_factory):
             yield SyncClient(portal, client), proxy
     finally:
         proxy.cut()
-        from graphmem.stores.neo4j import Neo4jStore
-
-        store = Neo4jStore(neo4j_uri, os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j"),
-                           os.environ.get("GRAPHMEM_NEO4J_PASSWORD", ""),
-                           os.environ.get("GRAPHMEM_NEO4J_DATABASE", "neo4j"))
+        store = open_store()
         store.drop_namespace(namespace)
         store.close()
 

@@ -1,11 +1,8 @@
 """Fixtures for the store contract suite: every contract test runs on SQLite and on Neo4j.
 
-Neo4j runs against ``GRAPHMEM_NEO4J_URI`` (``eval "$(docker/neo4j-local/neo4j-local start)"``),
-user/password from ``GRAPHMEM_NEO4J_USER`` / ``GRAPHMEM_NEO4J_PASSWORD`` (default neo4j / empty),
-database ``GRAPHMEM_NEO4J_DATABASE`` (default neo4j). Each test gets its own random namespace
-and deletes it afterwards, so tests share one database without seeing each other (and a
-developer's data is never touched). Without the URI the Neo4j half is skipped, unless
-``GRAPHMEM_REQUIRE_NEO4J=1`` (CI), where it fails.
+Neo4j comes from tests/neo4j_server.py (``GRAPHMEM_NEO4J_URI``; skipped without it, failed under
+``GRAPHMEM_REQUIRE_NEO4J=1``). Each test gets its own random namespace and deletes it afterwards,
+so tests share one database without seeing each other (and a developer's data is never touched).
 
 The vector index has one dimension per database and the service uses 384, so tests use
 deterministic 384-dim unit vectors and ``ensure_schema(DEFAULT_MODEL, 384)``: the database is
@@ -14,7 +11,6 @@ shared with the engine tests, and a store refuses another model than the one it 
 
 from __future__ import annotations
 
-import os
 import uuid
 from dataclasses import dataclass, field, replace
 
@@ -23,6 +19,7 @@ import pytest
 from graphmem.embedding.embedder import DEFAULT_MODEL
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.stores.sqlite.ann import AnnSettings
+from tests.neo4j_server import open_store
 
 DIM = 384
 MODEL = DEFAULT_MODEL
@@ -32,23 +29,8 @@ def new_namespace(tag: str = "t") -> str:
     return f"test-{tag}-{uuid.uuid4().hex[:12]}"
 
 
-def neo4j_uri() -> str:
-    uri = os.environ.get("GRAPHMEM_NEO4J_URI")
-    if not uri:
-        if os.environ.get("GRAPHMEM_REQUIRE_NEO4J") == "1":
-            pytest.fail("GRAPHMEM_REQUIRE_NEO4J=1 but GRAPHMEM_NEO4J_URI is not set "
-                        '(start a server with: eval "$(docker/neo4j-local/neo4j-local start)")')
-        pytest.skip('Neo4j not configured: set GRAPHMEM_NEO4J_URI (eval "$(docker/neo4j-local/neo4j-local '
-                    'start)") to run the Neo4j half of the store tests')
-    return uri
-
-
 def open_neo4j(**kwargs):
-    from graphmem.stores.neo4j import Neo4jStore
-
-    return Neo4jStore(neo4j_uri(), os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j"),
-                      os.environ.get("GRAPHMEM_NEO4J_PASSWORD", ""),
-                      os.environ.get("GRAPHMEM_NEO4J_DATABASE", "neo4j"), **kwargs)
+    return open_store(**kwargs)
 
 
 @pytest.fixture(scope="session")
