@@ -244,7 +244,10 @@ class Neo4jStore:
         namespaces = {m.namespace for m in memories}
         if len(namespaces) > 1:
             raise ValidationError("a batch is saved one namespace at a time", field="namespace")
-        rows, term_df, categories, length = [], Counter(), Counter(), 0
+        rows: list[dict[str, Any]] = []
+        term_df: Counter[str] = Counter()
+        categories: Counter[str] = Counter()
+        length = 0
         for mem in memories:
             props = memory_props(mem)
             if self.dim and props["embedding"] is not None and len(props["embedding"]) != self.dim:
