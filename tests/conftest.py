@@ -16,13 +16,15 @@ from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
-from tests.neo4j_server import require_neo4j  # noqa: E402
+from tests.neo4j_server import neo4j_uri as configured_uri  # noqa: E402
+from tests.neo4j_server import open_store, require_neo4j  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def neo4j_uri() -> str:
     """The test Neo4j server's Bolt URI: skipped without one, failed under GRAPHMEM_REQUIRE_NEO4J=1."""
     return require_neo4j()
+
 
 LEGACY_TEST_MODEL = "test-model"
 
@@ -33,15 +35,10 @@ def _neo4j_test_model_identity():
     tests (the real model), so all of them record the default model's id. A database written
     by the store suite before stores checked the model id holds "test-model": relabel it once
     (same 384 dimensions) rather than fail every engine test with the reindex error."""
-    import os
-
-    if os.environ.get("GRAPHMEM_NEO4J_URI"):
+    if configured_uri():
         from graphmem.embedding.embedder import DEFAULT_MODEL
-        from graphmem.stores.neo4j import Neo4jStore
 
-        store = Neo4jStore(os.environ["GRAPHMEM_NEO4J_URI"], os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j"),
-                           os.environ.get("GRAPHMEM_NEO4J_PASSWORD", ""),
-                           os.environ.get("GRAPHMEM_NEO4J_DATABASE", "neo4j"))
+        store = open_store()
         try:
             record = store.model_record()
             if record["model_id"] == LEGACY_TEST_MODEL:
