@@ -3,7 +3,7 @@
 Why no field list here: a tool takes the same request as its ``/v1`` operation (issue 15: one
 source for the contract), so its schema is that model's JSON schema with ``$defs`` inlined
 (tool clients resolve no references) and pydantic's generated titles dropped, plus the MCP-only
-fields: ``id`` where the API has it in the path, and ``detail``.
+fields: ``memory_id`` where the API has it in the path, and ``detail``.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def model_schema(model: type[BaseModel]) -> dict[str, Any]:
 def input_schemas(settings: Settings, specs: Iterable[ToolSpec]) -> dict[str, dict[str, Any]]:
     """Tool name -> JSON schema of its arguments, under the running server's limits."""
     models = contract(settings)
-    mem_id = {**model_schema(models.RelationRequest)["properties"]["from_id"], "description": "The memory's id."}
-    extra_fields = {"id": mem_id, "detail": DETAIL}
+    mem_id = {**model_schema(models.MemoryPath)["properties"]["memory_id"], "description": "The memory's id."}
+    extra_fields = {"memory_id": mem_id, "detail": DETAIL}
     out = {}
     for spec in specs:
         schema = model_schema(getattr(models, spec.model))
@@ -55,7 +55,7 @@ def input_schemas(settings: Settings, specs: Iterable[ToolSpec]) -> dict[str, di
         for name, attr in spec.defaults.items():
             props[name] = {**props[name], "default": getattr(settings.mcp, attr)}
         extra = {name: extra_fields[name] for name in spec.extra}
-        required = [name for name in spec.extra if name == "id"] + schema.get("required", [])
+        required = [name for name in spec.extra if name == "memory_id"] + schema.get("required", [])
         schema.pop("required", None)
         out[spec.name] = {**schema, "type": "object", "properties": {**extra, **props},
                           "additionalProperties": False, **({"required": required} if required else {})}

@@ -95,7 +95,10 @@ class GraphmemMcp:
         if spec is None:
             raise ValidationError(f"unknown tool {name!r}; tools are {', '.join(TOOLS)}", field="name")
         extra = {key: args.pop(key) for key in spec.extra if key in args}
-        request = validate(getattr(contract(self.engine.settings), spec.model), args)
+        models = contract(self.engine.settings)
+        if "memory_id" in spec.extra:
+            validate(models.MemoryPath, {k: v for k, v in extra.items() if k == "memory_id"})
+        request = validate(getattr(models, spec.model), args)
         requested = self.default_namespace if request.namespace is None else request.namespace
         namespace = principal.namespace(requested)
         return await anyio.to_thread.run_sync(spec.handler, self.engine, self.cfg, namespace, request, extra)

@@ -25,7 +25,8 @@ class ToolSpec:
     """A tool: its request model in ``graphmem.contract``, MCP-only fields, and its handler.
 
     The handler gets the engine, the ``[mcp]`` settings, the authorised namespace, the
-    validated request model and the MCP-only arguments (``id``, ``detail``)."""
+    validated request model and the MCP-only arguments (``memory_id``, validated by the API's
+    ``MemoryPath``, and ``detail``)."""
 
     name: str
     title: str
@@ -43,13 +44,6 @@ def detail_of(extra: dict[str, Any]) -> str:
     value = extra.get("detail", "compact")
     if value not in ("compact", "full"):
         raise ValidationError("detail must be 'compact' or 'full'", field="detail")
-    return value
-
-
-def id_of(extra: dict[str, Any]) -> str:
-    value = extra.get("id")
-    if not isinstance(value, str) or not value:
-        raise ValidationError("id must be a non-empty string", field="id")
     return value
 
 
@@ -81,22 +75,22 @@ def add_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[s
 
 def get_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
     detail = detail_of(extra)
-    return shape.memory(eng.get(ns, id_of(extra)).to_dict(), detail, cfg)
+    return shape.memory(eng.get(ns, extra["memory_id"]).to_dict(), detail, cfg)
 
 
 def update_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    detail, memory_id = detail_of(extra), id_of(extra)
+    detail, memory_id = detail_of(extra), extra["memory_id"]
     return shape.memory(eng.update(ns, memory_id, _fields(req)).to_dict(), detail, cfg)
 
 
 def delete_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    memory_id = id_of(extra)
+    memory_id = extra["memory_id"]
     eng.delete(ns, memory_id)
     return {"deleted": memory_id, "namespace": ns}
 
 
 def memory_neighbors(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    detail, memory_id = detail_of(extra), id_of(extra)
+    detail, memory_id = detail_of(extra), extra["memory_id"]
     limit = req.limit if "limit" in req.model_fields_set else cfg.neighbors_limit
     out = eng.neighbors(ns, memory_id, req.types or None, req.min_weight, limit)
     out["memory"] = shape.memory(out["memory"], detail, cfg, cfg.max_result_chars // 4)
@@ -135,20 +129,20 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
         "health score."), add_memory, "MemoryInput", read_only=False),
     ToolSpec("get_memory", "Get a memory", (
         "Fetch one memory by id, whatever its health (search ranks low-health records down; this "
-        "does not)."), get_memory, "NamespaceArgs", ("id", "detail")),
+        "does not)."), get_memory, "NamespaceArgs", ("memory_id", "detail")),
     ToolSpec("update_memory", "Update a memory", (
         "Change a memory's content, tags, category, source, reason, metadata or expiry (give only the "
         "fields to change). Changing content, tags or category re-embeds it and re-links its edges. Use "
         "it to correct a memory instead of adding a near-copy."), update_memory, "MemoryPatch",
-        ("id", "detail"), read_only=False),
+        ("memory_id", "detail"), read_only=False),
     ToolSpec("delete_memory", "Delete a memory", (
         "Delete a memory and all its edges, for a memory that is wrong or no longer true. Cannot be "
-        "undone."), delete_memory, "NamespaceArgs", ("id",), read_only=False, destructive=True),
+        "undone."), delete_memory, "NamespaceArgs", ("memory_id",), read_only=False, destructive=True),
     ToolSpec("memory_neighbors", "Related memories", (
         "List the memories linked to one memory, strongest edge first: SHARES_TAG (common tags, rarer "
         "tags weigh more), SAME_CATEGORY, OVERLAPS (shared distinctive words) and RELATED (explicit, "
         "evidence-backed). Use it to explore around a search result, e.g. the configuration or rules "
-        "that go with a skill."), memory_neighbors, "NeighborsArgs", ("id", "detail"),
+        "that go with a skill."), memory_neighbors, "NeighborsArgs", ("memory_id", "detail"),
         defaults={"limit": "neighbors_limit"}),
     ToolSpec("relate_memories", "Relate two memories", (
         "Add an explicit RELATED edge between two memories, so finding one brings up the other. It must "

@@ -52,7 +52,7 @@ def test_foreign_namespace_is_refused(client_a, url):
         "forbidden_namespace"
     client_a.ok("add_memory", {"content": "Only agent A may read this note about namespaces.", "id": "a-only"})
     with http_client(url, KEY_B) as client_b:
-        assert client_b.error("get_memory", {"id": "a-only"})["code"] == "not_found"
+        assert client_b.error("get_memory", {"memory_id": "a-only"})["code"] == "not_found"
         assert client_b.ok("memory_stats", {})["memories"] == 0
 
 

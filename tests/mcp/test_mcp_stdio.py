@@ -116,12 +116,12 @@ def test_results_are_bounded(mcp):
            "metadata": {"notes": ["kept verbatim from the wiki page " * 4] * 40}, "tags": ["archive"],
            "namespace": "big", "id": "runbook-archive"}
     mcp.ok("add_memory", big)
-    for tool, args in (("get_memory", {"id": "runbook-archive"}),
+    for tool, args in (("get_memory", {"memory_id": "runbook-archive"}),
                        ("search_memories", {"query": "archive service runbook"}),
-                       ("memory_neighbors", {"id": "runbook-archive"})):
+                       ("memory_neighbors", {"memory_id": "runbook-archive"})):
         result = mcp.call(tool, {**args, "namespace": "big", "detail": "full"})
         assert not result.is_error and len(result.content[0].text) <= MAX_RESULT_CHARS, tool
-    got = mcp.ok("get_memory", {"id": "runbook-archive", "namespace": "big", "detail": "full"})
+    got = mcp.ok("get_memory", {"memory_id": "runbook-archive", "namespace": "big", "detail": "full"})
     assert got["truncated"] == {"metadata_chars": len(json.dumps(big["metadata"])),
                                 "content_chars": len(big["content"].strip())}
     assert big["content"].startswith(got["content"][:-1]) and got["content"].endswith("…")
@@ -137,20 +137,21 @@ def test_add_get_update_neighbours_delete(mcp):
 
     found = mcp.ok("search_memories", {"query": "what is the billing staging cluster called?", "k": 3})
     assert found["results"][0]["id"] == "mcp-staging"
-    got = mcp.ok("get_memory", {"id": "mcp-staging", "detail": "full"})
+    got = mcp.ok("get_memory", {"memory_id": "mcp-staging", "detail": "full"})
     assert got["source"] == "memory_tool" and got["namespace"] == "default"
 
-    near = mcp.ok("memory_neighbors", {"id": "mcp-staging"})
+    near = mcp.ok("memory_neighbors", {"memory_id": "mcp-staging"})
     assert near["memory"]["id"] == "mcp-staging"
     by_id = {n["id"]: n for n in near["neighbors"]}
     assert "config-billing-env" in by_id, "shares the billing tag and the category"
     assert {n["type"] for n in near["neighbors"]} <= {"SHARES_TAG", "SAME_CATEGORY", "OVERLAPS"}
-    assert len(mcp.ok("memory_neighbors", {"id": "mcp-staging", "limit": 1})["neighbors"]) == 1
+    assert len(mcp.ok("memory_neighbors", {"memory_id": "mcp-staging", "limit": 1})["neighbors"]) == 1
 
-    updated = mcp.ok("update_memory", {"id": "mcp-staging", "tags": ["billing", "staging", "cluster"]})
+    updated = mcp.ok("update_memory", {"memory_id": "mcp-staging", "tags": ["billing", "staging", "cluster"]})
     assert updated["tags"] == ["billing", "staging", "cluster"]
-    assert mcp.ok("delete_memory", {"id": "mcp-staging"}) == {"deleted": "mcp-staging", "namespace": "default"}
-    assert mcp.error("get_memory", {"id": "mcp-staging"})["code"] == "not_found"
+    deleted = mcp.ok("delete_memory", {"memory_id": "mcp-staging"})
+    assert deleted == {"deleted": "mcp-staging", "namespace": "default"}
+    assert mcp.error("get_memory", {"memory_id": "mcp-staging"})["code"] == "not_found"
 
 
 def test_relate_is_evidence_gated(mcp):
@@ -160,13 +161,14 @@ def test_relate_is_evidence_gated(mcp):
     assert bad == {"code": "evidence_rejected", "field": "evidence.quote", "message": bad["message"]}
     missing = mcp.error("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "config-billing-env"})
     assert (missing["code"], missing["field"]) == ("validation_error", "evidence")
-    assert mcp.ok("memory_neighbors", {"id": "skill-deploy-billing", "types": ["RELATED"]})["neighbors"] == []
+    before = mcp.ok("memory_neighbors", {"memory_id": "skill-deploy-billing", "types": ["RELATED"]})
+    assert before["neighbors"] == []
 
     edge = mcp.ok("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "config-billing-env",
                                       "label": "depends_on", "evidence": {"source_text": text,
                                                                           "quote": "needs the VAULT secrets"}})
     assert edge["type"] == "RELATED" and edge["reason"]["label"] == "depends_on"
-    related = mcp.ok("memory_neighbors", {"id": "skill-deploy-billing", "types": ["RELATED"]})["neighbors"]
+    related = mcp.ok("memory_neighbors", {"memory_id": "skill-deploy-billing", "types": ["RELATED"]})["neighbors"]
     assert [(n["id"], n["because"]) for n in related] == [("config-billing-env", "depends_on")]
     full = mcp.error("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "rule-friday",
                                          "evidence": {"source_text": text, "quote": "deploying billing"}})
@@ -184,43 +186,57 @@ def test_errors_are_tool_errors_with_api_codes(mcp):
     assert mcp.error("add_memory", {"content": "x" * 9000})["field"] == "content"
     assert mcp.error("add_memory", {"content": "A fact pulled from a chat log by a model.",
                                     "extracted": True})["message"].startswith("extracted memories need evidence")
-    assert mcp.error("update_memory", {"id": "skill-deploy-billing"})["code"] == "validation_error"
-    assert mcp.error("update_memory", {"id": "ghost", "content": "new text"})["code"] == "not_found"
-    assert mcp.error("delete_memory", {"id": "ghost"})["code"] == "not_found"
-    assert mcp.error("memory_neighbors", {"id": "skill-deploy-billing", "limit": 0})["field"] == "limit"
-    assert mcp.error("memory_neighbors", {"id": "skill-deploy-billing",
+    assert mcp.error("update_memory", {"memory_id": "skill-deploy-billing"})["code"] == "validation_error"
+    assert mcp.error("update_memory", {"memory_id": "ghost", "content": "new text"})["code"] == "not_found"
+    assert mcp.error("delete_memory", {"memory_id": "ghost"})["code"] == "not_found"
+    assert mcp.error("memory_neighbors", {"memory_id": "skill-deploy-billing", "limit": 0})["field"] == "limit"
+    assert mcp.error("memory_neighbors", {"memory_id": "skill-deploy-billing",
                                           "types": ["FRIENDS"]})["field"].startswith("types")
     assert mcp.error("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "skill-deploy-billing",
                                          "evidence": {"source_text": "a b", "quote": "a"}})["field"] == "to_id"
-    assert mcp.error("get_memory", {})["field"] == "id"
+    assert mcp.error("get_memory", {})["field"] == "memory_id"
     assert mcp.error("no_such_tool", {})["code"] == "validation_error"
     assert mcp.ok("memory_stats", {})["memories"] >= 15, "the server is still up after every error"
 
 
 def test_same_errors_as_the_http_api(mcp, data_dir, embedder):
-    """Same input, same error code and field over MCP and over the HTTP API (and the same message
-    where the engine words it)."""
+    """Same input, same error body (code, message, field) over MCP and over the HTTP API: both
+    validate with the contract's models and call the same engine."""
+    evidence = {"source_text": "a b", "quote": "a"}
     cases = [  # (tool, args, method, path, body)
-        ("get_memory", {"id": "ghost"}, "get", "/v1/memories/ghost", None),
+        ("get_memory", {"memory_id": "ghost"}, "get", "/v1/memories/ghost", None),
+        ("get_memory", {"memory_id": "bad id"}, "get", "/v1/memories/bad%20id", None),
+        ("delete_memory", {"memory_id": "ghost"}, "delete", "/v1/memories/ghost", None),
         ("search_memories", {"query": "x", "k": 1000}, "post", "/v1/search", {"query": "x", "k": 1000}),
+        ("search_memories", {"query": " "}, "post", "/v1/search", {"query": " "}),
         ("search_memories", {"query": "x", "filters": {"colour": ["red"]}}, "post", "/v1/search",
          {"query": "x", "filters": {"colour": ["red"]}}),
-        ("add_memory", {"content": ""}, "post", "/v1/memories", {"content": ""}),
-        ("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "ghost",
-                             "evidence": {"source_text": "a b", "quote": "a"}}, "post", "/v1/relations",
-         {"from_id": "skill-deploy-billing", "to_id": "ghost", "evidence": {"source_text": "a b", "quote": "a"}}),
+        ("search_memories", {"query": "x", "recipe": "fastest"}, "post", "/v1/search",
+         {"query": "x", "recipe": "fastest"}),
         ("search_memories", {"query": "x", "unknown": 1}, "post", "/v1/search", {"query": "x", "unknown": 1}),
+        ("search_memories", {"query": "x", "namespace": "no spaces"}, "post", "/v1/search",
+         {"query": "x", "namespace": "no spaces"}),
+        ("add_memory", {"content": ""}, "post", "/v1/memories", {"content": ""}),
+        ("add_memory", {"content": "A fact a model pulled from a chat log.", "extracted": True}, "post",
+         "/v1/memories", {"content": "A fact a model pulled from a chat log.", "extracted": True}),
+        ("update_memory", {"memory_id": "skill-deploy-billing"}, "patch", "/v1/memories/skill-deploy-billing", {}),
+        ("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "ghost", "evidence": evidence},
+         "post", "/v1/relations", {"from_id": "skill-deploy-billing", "to_id": "ghost", "evidence": evidence}),
+        ("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "skill-deploy-billing",
+                             "evidence": evidence}, "post", "/v1/relations",
+         {"from_id": "skill-deploy-billing", "to_id": "skill-deploy-billing", "evidence": evidence}),
+        ("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "rule-friday",
+                             "evidence": {"source_text": "a b", "quote": "c"}}, "post", "/v1/relations",
+         {"from_id": "skill-deploy-billing", "to_id": "rule-friday", "evidence": {"source_text": "a b",
+                                                                                  "quote": "c"}}),
     ]
     eng = open_engine(data_dir, embedder)
     try:
         http = create_app(eng, keyring=Keyring([])).test_client()
         for tool, args, method, path, body in cases:
             resp = getattr(http, method)(path, json=body) if body is not None else getattr(http, method)(path)
-            assert resp.status_code >= 400
-            got, want = mcp.error(tool, args), resp.get_json()["error"]
-            assert (got["code"], got["field"]) == (want["code"], want["field"]), (tool, args, got, want)
-            if want["code"] == "not_found":
-                assert got == want
+            assert resp.status_code >= 400, (tool, args)
+            assert mcp.error(tool, args) == resp.get_json()["error"], (tool, args)
     finally:
         eng.close()
 
