@@ -1,5 +1,6 @@
 """Health rules: each penalty fires on its case, the score is 1 - sum(penalties) clipped to [0, 1]."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -64,3 +65,25 @@ def test_source_weight_is_modest_and_ranked():
 def test_prose_that_starts_with_a_tool_name_is_not_a_command():
     assert "transient_command" not in rules_of("Python projects in this repo use uv for dependency locking.")[1]
     assert "transient_command" in rules_of("psql -h db.internal -U billing -c 'select 1'")[1]
+
+
+@pytest.mark.parametrize("text", [
+    "pull the latest main in the billing repo on the build box now, then deploy",
+    "restart the worker on host-b now so it picks up the new config",
+    "bump the replica count of the search pods to 6 immediately",
+    "flush the redis cache on the staging box, then rerun the import",
+    "please rotate the billing api key tonight",
+])
+def test_imperatives_meant_for_now_are_transient_by_shape(text: str) -> None:
+    assert "transient_command" in rules_of(text)[1]
+
+
+@pytest.mark.parametrize("text", [
+    "billing runs on host-b now and reads BILLING_DB_URL",
+    "dependency locking uses uv now in every repo",
+    "we deploy on fridays, then freeze the branch",
+    "Restart policy: the worker restarts itself after a crash.",
+    "Caroline: I went to the support group yesterday, then painted.",
+])
+def test_statements_are_not_imperatives(text: str) -> None:
+    assert "transient_command" not in rules_of(text)[1], text
