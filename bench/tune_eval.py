@@ -114,6 +114,9 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         return [row for row in cv_grid([m for m in moves if m[0] in keep])
                 if (row[1] != "hybrid_expansion" or row[0] == "hybrid_expansion")
                 and "router_boost=0" not in row[0]]
+    elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
+        return [("hybrid", "hybrid", {}), ("default", "default", {}),
+                ("default, shipped (before tuning)", "default", SHIPPED)]
     elif name != "ladder":
         raise SystemExit(f"unknown grid {name!r}")
     return rows
@@ -236,7 +239,8 @@ def run_cv(args: argparse.Namespace) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
-    ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small"],
+    ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
+                                                     "cv-model"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")

@@ -233,6 +233,9 @@ class SearchConfig:
     edge_type_weights: dict[str, float] = tunable(0.0, 10.0, description="Per edge type, 0-10.")
     health_floor: float = tunable(0.0, 1.0)
     dedupe_near_duplicates: bool = tunable()
+    group_copies: bool = tunable()
+    group_cosine: float = tunable(0.0, 1.0)
+    group_term_overlap: float = tunable(0.0, 1.0)
     name: str = "custom"
 
     def stage(self, name: str) -> bool:

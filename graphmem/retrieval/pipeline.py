@@ -155,8 +155,12 @@ class SearchPipeline:
     def _rank(self, q: _Query, cands: dict[str, Candidate], trace: Trace) -> list[Candidate]:
         """Merge near-duplicates, order, cut to k."""
         with trace.stage("rank", True) as row:
-            results, dropped = rank.top_k(list(cands.values()), q.k, q.cfg.dedupe_near_duplicates)
-            row.counts(len(cands), len(results), near_duplicates_dropped=dropped)
+            # copies are told apart by health and source, so grouping belongs to the weighting recipes
+            weighs = q.cfg.stage("health") or q.cfg.stage("source")
+            grouping = (q.cfg.group_cosine, q.cfg.group_term_overlap) if q.cfg.group_copies and weighs else None
+            results, dropped, grouped = rank.top_k(list(cands.values()), q.k, q.cfg.dedupe_near_duplicates,
+                                                   grouping)
+            row.counts(len(cands), len(results), near_duplicates_dropped=dropped, copies_grouped=grouped)
         return results
 
     def _expand(self, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,

@@ -1,6 +1,8 @@
-"""Final stage: merge near-duplicates, order deterministically, cut to k."""
+"""Final stage: merge near-duplicates, group copies, order deterministically, cut to k."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from graphmem.retrieval.candidate import Candidate
 
@@ -29,9 +31,52 @@ def dedupe_near_duplicates(ordered: list[Candidate]) -> tuple[list[Candidate], i
     return kept, dropped
 
 
-def top_k(candidates: list[Candidate], k: int, dedupe: bool) -> tuple[list[Candidate], int]:
+def is_copy(a: Candidate, b: Candidate, cosine_min: float, overlap_min: float) -> bool:
+    """Two memories say the same thing: close in meaning *and* in wording (either alone
+    groups paraphrases of different facts, or templated records about different things)."""
+    ea, eb = a.memory.embedding, b.memory.embedding
+    if ea is None or eb is None or float(np.dot(ea, eb)) < cosine_min:
+        return False
+    ta, tb = set(a.memory.term_counts), set(b.memory.term_counts)
+    return bool(ta | tb) and len(ta & tb) / len(ta | tb) >= overlap_min
+
+
+def quality(c: Candidate) -> tuple[float, float, float]:
+    return (c.memory.health, c.memory.source_weight, c.score)
+
+
+def group_copies(ordered: list[Candidate], cosine_min: float, overlap_min: float) -> tuple[list[Candidate], int]:
+    """Group copies (``is_copy`` with the group's first, best-scored member); the healthiest,
+    best-sourced member leads at the group's best score, the others are listed under it.
+    Health and source decide only between copies, so they never act as filters."""
+    groups: list[list[Candidate]] = []
+    for cand in ordered:
+        home = next((g for g in groups if is_copy(g[0], cand, cosine_min, overlap_min)), None)
+        if home is None:
+            groups.append([cand])
+        else:
+            home.append(cand)
+    out: list[Candidate] = []
+    grouped = 0
+    for group in groups:
+        leader = min(group, key=lambda c: (*(-x for x in quality(c)), c.memory.id))
+        if len(group) > 1:
+            leader.score = group[0].score
+            for other in group:
+                if other is not leader:
+                    leader.merged_duplicates.extend([other.memory.id, *other.merged_duplicates])
+                    grouped += 1
+        out.append(leader)
+    return out, grouped
+
+
+def top_k(candidates: list[Candidate], k: int, dedupe: bool,
+          grouping: tuple[float, float] | None = None) -> tuple[list[Candidate], int, int]:
+    """(top k, near-duplicates dropped, copies grouped)."""
     ordered = order(candidates)
-    dropped = 0
+    dropped = grouped = 0
     if dedupe:
         ordered, dropped = dedupe_near_duplicates(ordered)
-    return ordered[:k], dropped
+    if grouping is not None:
+        ordered, grouped = group_copies(ordered, *grouping)
+    return ordered[:k], dropped, grouped

@@ -15,6 +15,7 @@ from graphmem.text import normalize_category
 
 _CURSOR = re.compile(CURSOR_PATTERN)
 
+
 def _validated(model: type, data: Any, prefix: str) -> Any:
     if data is not None and not isinstance(data, dict):
         raise ValidationError(f"{prefix} must be an object", field=prefix)
