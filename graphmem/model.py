@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.fastjson import loads
+
 LINK_TYPES = ("SHARES_TAG", "SAME_CATEGORY", "OVERLAPS")   # maintained automatically on ingest
 EDGE_TYPES = (*LINK_TYPES, "RELATED")                        # RELATED: explicit, evidence-gated
 HEALTH_BINS = ("0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0")   # the stats histogram
@@ -112,7 +114,7 @@ class Memory:
 
     @staticmethod
     def parse_health_reasons(text: str | None) -> list[HealthPenalty]:
-        return [HealthPenalty(**p) for p in json.loads(text or "[]")]
+        return [HealthPenalty(**p) for p in loads(text or "[]")]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ def open_store(cfg: StoreSettings) -> MemoryStore:
         from graphmem.stores.sqlite.ann import AnnSettings
 
         return SQLiteStore(cfg.data_dir, cfg.sqlite_synchronous, cfg.sqlite_vector_log_keep,
-                           AnnSettings.from_store(cfg))
+                           AnnSettings.from_store(cfg), cfg.sqlite_scan_threads)
     if cfg.kind == "neo4j":
         from graphmem.stores.neo4j import Neo4jStore
 

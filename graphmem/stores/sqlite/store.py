@@ -15,7 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from graphmem.config import load_settings
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
+from graphmem.fastjson import loads
 from graphmem.model import (
     EDGE_TYPES,
     HEALTH_BINS,
@@ -29,7 +31,7 @@ from graphmem.model import (
 from graphmem.stores.base import check_model, iter_pages
 from graphmem.stores.sqlite import integrity, vector_log
 from graphmem.stores.sqlite.ann import AnnSettings
-from graphmem.stores.sqlite.vectors import VectorCache
+from graphmem.stores.sqlite.vectors import VectorCache, limit_blas_threads
 from graphmem.text import full_text_terms
 
 SCHEMA = Path(__file__).with_name("schema.sql").read_text()
@@ -82,16 +84,22 @@ class SQLiteStore:
     kind = "sqlite"
 
     def __init__(self, data_dir: str | Path, synchronous: str = "FULL", vector_log_keep: int = 100_000,
-                 ann: AnnSettings | None = None):
+                 ann: AnnSettings | None = None, scan_threads: int | None = None):
         """``synchronous``: FULL (default) syncs the WAL at every commit, so an acknowledged write
         survives power loss; NORMAL is faster and can lose the last commits on power loss
         (never on a process crash). ``vector_log_keep``: change-log rows kept (``vector_log``).
-        ``ann``: when a namespace's vector recall turns approximate (default: defaults.toml)."""
+        ``ann``: when a namespace's vector recall turns approximate; ``scan_threads``: BLAS threads
+        for the exact scan (both default to defaults.toml)."""
         if synchronous.upper() not in SYNCHRONOUS:
             raise StoreConfigError(f"store.sqlite_synchronous must be one of {', '.join(SYNCHRONOUS)}, "
                                    f"not {synchronous!r}", field="store.sqlite_synchronous")
         self.synchronous = synchronous.upper()
-        self.ann = ann if ann is not None else AnnSettings.defaults()
+        if ann is None or scan_threads is None:
+            defaults = load_settings(use_env=False).store
+            ann = ann or AnnSettings.from_store(defaults)
+            scan_threads = defaults.sqlite_scan_threads if scan_threads is None else scan_threads
+        self.ann = ann
+        limit_blas_threads(scan_threads)
         self.vector_log_keep = vector_log_keep
         self._version_gate = vector_log.VersionGate()
         self.path = Path(data_dir) / "graphmem.sqlite"
@@ -244,7 +252,7 @@ class SQLiteStore:
                          "WHERE namespace = ? AND id = ?", (namespace, memory_id)).fetchone()
         if row is None:
             return False
-        self._adjust_counts(db, namespace, json.loads(row[1]), json.loads(row[2]), row[3], -1)
+        self._adjust_counts(db, namespace, loads(row[1]), loads(row[2]), row[3], -1)
         db.execute("DELETE FROM memory_fts WHERE rowid = ?", (row[0],))
         db.execute("DELETE FROM memory_tags WHERE namespace = ? AND memory_id = ?", (namespace, memory_id))
         db.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
@@ -342,13 +350,13 @@ class SQLiteStore:
         (namespace, id_, content, chash, tags, category, source, reason, metadata, created, updated,
          valid_until, expires_at, emb, health, reasons, weight, terms, _len, near_dup, evidence) = row
         return Memory(
-            id=id_, namespace=namespace, content=content, content_hash=chash, tags=json.loads(tags),
-            category=category, source=source, reason=reason, metadata=json.loads(metadata),
+            id=id_, namespace=namespace, content=content, content_hash=chash, tags=loads(tags),
+            category=category, source=source, reason=reason, metadata=loads(metadata),
             created_at=created, updated_at=updated, valid_until=valid_until, expires_at=expires_at,
             embedding=None if emb is None else np.frombuffer(emb, dtype=np.float32).copy(),
             health=health, health_reasons=Memory.parse_health_reasons(reasons), source_weight=weight,
-            term_counts=json.loads(terms), near_duplicate_of=near_dup,
-            evidence=json.loads(evidence) if evidence else None)
+            term_counts=loads(terms), near_duplicate_of=near_dup,
+            evidence=loads(evidence) if evidence else None)
 
     def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]:
         out: dict[str, Memory] = {}
@@ -480,7 +488,7 @@ class SQLiteStore:
     # -- graph ----------------------------------------------------------------------------
     @staticmethod
     def _edge(row: tuple) -> Edge:
-        return Edge(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]))
+        return Edge(row[0], row[1], row[2], row[3], row[4], loads(row[5]))
 
     def edges_of(self, namespace: str, ids: list[str], types: list[str] | None = None,
                  with_reasons: bool = True) -> list[Edge]:
@@ -522,7 +530,7 @@ class SQLiteStore:
             [namespace, *seed_ids, *edge_types, min_weight, namespace, *seed_ids, *edge_types, min_weight,
              per_seed]).fetchall()
         # Oriented seed -> neighbour: ``a`` is the seed here (not the canonical order).
-        return [Edge(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows]
+        return [Edge(r[0], r[1], r[2], r[3], r[4], loads(r[5])) for r in rows]
 
     def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
         if not ids:

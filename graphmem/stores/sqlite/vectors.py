@@ -18,11 +18,19 @@ from itertools import islice
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings, index_base
 
 Loader = Callable[[str], Iterable[tuple[str, bytes]]]
+
+
+def limit_blas_threads(threads: int) -> None:
+    """Cap numpy's BLAS pool (0: leave it). A matrix-vector product is memory-bound: extra BLAS
+    threads add wake-up latency, and on a busy machine they spin against the searches' own threads."""
+    if threads > 0:
+        threadpool_limits(limits=threads, user_api="blas")
 
 
 class NamespaceVectors:
