@@ -1,0 +1,95 @@
+"""The embedded store's vector part alone at a million memories (issue 17, item 4).
+
+bench_scale.py measures the whole store but its load runs at a few hundred memories/s on a busy
+2-core machine; this measures the part the approximate index changes, through the store's own
+code (``NamespaceVectors`` + ``AnnIndex``: bulk load, index build, search with exact re-scoring,
+save and load) on the same structured vectors (bench/scale_vectors.py), without SQLite rows.
+Query vectors are precomputed (drawn like the data), so timings exclude query embedding.
+
+Usage: python bench/bench_ann_scale.py [--size 1000000] [--queries 200] [--base /tmp/base.npy]
+       [--connectivity N] [--expansion-add N] [--out bench/results/ann_scale.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.meta import latency_summary, run_facts, time_calls  # noqa: E402
+from bench.scale_vectors import base_vectors, derived, query_vectors  # noqa: E402
+from graphmem.config import load_settings  # noqa: E402
+from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings  # noqa: E402
+from graphmem.stores.sqlite.vectors import NamespaceVectors, limit_blas_threads  # noqa: E402
+
+
+def rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--base", default=None)
+    parser.add_argument("--embed-cache", default=None)
+    parser.add_argument("--connectivity", type=int, default=None)
+    parser.add_argument("--expansion-add", type=int, default=None)
+    parser.add_argument("--out", default="bench/results/ann_scale.json")
+    args = parser.parse_args()
+    facts = run_facts()
+    store_cfg = load_settings(use_env=False).store
+    limit_blas_threads(store_cfg.sqlite_scan_threads)
+    ann = replace(AnnSettings.from_store(store_cfg), threshold=1,
+                  **({"connectivity": args.connectivity} if args.connectivity else {}),
+                  **({"expansion_add": args.expansion_add} if args.expansion_add else {}))
+    base = np.load(args.base) if args.base else base_vectors(args.embed_cache)
+    report: dict = {"facts": facts, "size": args.size, "queries": args.queries, "ann": asdict(ann),
+                    "vectors": "bench/scale_vectors.py", "query_embedding": "not included (precomputed)"}
+    vectors = NamespaceVectors(base.shape[1], ann)
+    t0 = time.perf_counter()
+    for start in range(0, args.size, 50_000):
+        block = derived(base, start, min(50_000, args.size - start))
+        vectors.extend([f"mem-{start + i:07d}" for i in range(len(block))], block)
+    report["generate_and_load_s"] = round(time.perf_counter() - t0, 1)
+    queries = query_vectors(base, args.queries)
+    exact = [vectors.search(q, 10) for q in queries]                       # no index yet: exact
+    report["exact_scan"] = latency_summary(time_calls(lambda q: vectors.search(q, 50), list(queries)))
+    t0 = time.perf_counter()
+    index = AnnIndex(vectors.dim, ann)
+    index.add_many(vectors.ids[:], vectors.matrix[:len(vectors)])
+    vectors.ann = index
+    report["index_build_s"] = round(time.perf_counter() - t0, 1)
+    found = [vectors.search(q, 10) for q in queries]
+    report["recall@10_vs_exact"] = round(float(np.mean([len(set(a) & set(b)) / 10
+                                                        for a, b in zip(found, exact, strict=True)])), 4)
+    report["approximate_search_pool50"] = latency_summary(time_calls(lambda q: vectors.search(q, 50),
+                                                                     list(queries)))
+    allowed = set(vectors.ids[::2])
+    report["approximate_search_filter_half"] = latency_summary(
+        time_calls(lambda q: vectors.search(q, 50, allowed), list(queries)))
+    report["peak_rss_mb"] = rss_mb()
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        index.save(Path(tmp) / "ns", seq=0)
+        report["index_save_s"] = round(time.perf_counter() - t0, 1)
+        report["index_bytes"] = sum(p.stat().st_size for p in Path(tmp).iterdir())
+        t0 = time.perf_counter()
+        loaded = AnnIndex.load(Path(tmp) / "ns", vectors.dim, ann)
+        report["index_load_s"] = round(time.perf_counter() - t0, 1)
+        report["index_loaded_ok"] = loaded is not None and len(loaded[0]) == len(vectors)
+    print(json.dumps(report, indent=2))
+    Path(args.out).write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
