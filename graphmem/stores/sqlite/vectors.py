@@ -221,8 +221,8 @@ class VectorCache:
                 ann.add_many(vectors.ids[:], vectors.matrix[:len(vectors)])
                 self.ann_events["built"] += 1
             vectors.ann = ann
-        if ann.dirty:
-            ann.save(base, self.applied)
+            if ann.dirty:           # under the lock: a writer must not change the maps mid-save
+                ann.save(base, self.applied)
 
     def save(self) -> None:
         """Persist every changed approximate index (at close: the next process loads, not builds)."""
