@@ -1,0 +1,130 @@
+"""Bulk import rate on the embedded store (issue 17 item 3), through ``import_jsonl`` (what
+``graphmem import`` runs): with cached embeddings, and end to end with live embedding next to
+the embedder's own documents/s in the same run.
+
+Why ratios: the machine is shared, so absolute rates swing with load; ingest and embedder
+timed in the same repeat, back to back, give a ratio that holds better. Insert cost is the
+per-memory time of the chunks written near the end of the cached run against the chunks
+written at about 1k memories (``--flat-at``). Usage:
+    python bench/bench_ingest.py --n 10000 --live-n 1000 --repeat 3 [--out bench/results/ingest.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import make_memories  # noqa: E402
+from bench.meta import run_facts, summarize_runs  # noqa: E402
+from graphmem.config import load_settings  # noqa: E402
+from graphmem.embedding.embedder import load_embedder  # noqa: E402
+from graphmem.embedding.prepare import ensure_model  # noqa: E402
+from graphmem.engine import Graphmem  # noqa: E402
+from graphmem.ingest import bulk  # noqa: E402
+from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+
+
+class ChunkTimer:
+    """Wraps an engine: records (memories in the store before, seconds) per ``add_batch`` call."""
+
+    def __init__(self, engine: Graphmem) -> None:
+        self.engine, self.settings, self.chunks, self.held = engine, engine.settings, [], 0
+
+    def add_batch(self, items, namespace="default", progress=None):
+        t0 = time.perf_counter()
+        out = self.engine.add_batch(items, namespace, progress)
+        self.chunks.append((self.held, len(items), time.perf_counter() - t0))
+        self.held += len(items)
+        return out
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
+
+def write_jsonl(path: Path, corpus: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(m) + "\n" for m in corpus), encoding="utf-8")
+    return path
+
+
+def import_once(tmp: Path, embedder, path: Path, batch_size: int, tag: str) -> tuple[float, ChunkTimer]:
+    data = tmp / f"store-{tag}"
+    settings = load_settings(overrides={"store": {"data_dir": str(data)}}, use_env=False)
+    engine = ChunkTimer(Graphmem(settings, SQLiteStore(data), embedder))
+    t0 = time.perf_counter()
+    summary = bulk.import_jsonl(engine, path, namespace="bench", batch_size=batch_size)
+    seconds = time.perf_counter() - t0
+    assert summary["rejected"] == 0, summary["rejections"][:3]
+    engine.engine.close()
+    shutil.rmtree(data, ignore_errors=True)
+    return seconds, engine
+
+
+def per_memory_ms(chunks, lo: int, hi: int) -> float:
+    picked = [(n, s) for held, n, s in chunks if lo <= held < hi]
+    return 1000 * sum(s for _, s in picked) / max(1, sum(n for n, _ in picked))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n", type=int, default=10000)
+    ap.add_argument("--live-n", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--batch-size", type=int, default=200)
+    ap.add_argument("--flat-at", type=int, default=1000)
+    ap.add_argument("--out", default="bench/results/ingest.json")
+    args = ap.parse_args()
+    ensure_model()
+    tmp = Path(tempfile.mkdtemp(prefix="graphmem-ingest-"))
+    report = {"facts": run_facts(), "n": args.n, "live_n": args.live_n, "repeat": args.repeat,
+              "batch_size": args.batch_size, "store": "sqlite", "path": "graphmem.ingest.bulk.import_jsonl"}
+    try:
+        live = load_embedder()
+        corpus = make_memories(args.n)
+        cached = load_embedder(cache_path=tmp / "embeddings.sqlite")
+        cached.embed_documents([m["content"] for m in corpus])           # warm the cache (not timed)
+        cached_path = write_jsonl(tmp / "cached.jsonl", corpus)
+        live_corpus = make_memories(args.live_n, seed=99)
+        live_path = write_jsonl(tmp / "live.jsonl", live_corpus)
+        live.embed_documents([m["content"] for m in live_corpus[:64]])   # warm-up: session, arenas
+        runs = []
+        for r in range(args.repeat):
+            seconds, timer = import_once(tmp, cached, cached_path, args.batch_size, f"cached-{r}")
+            t0 = time.perf_counter()
+            live.embed_documents([m["content"] for m in live_corpus])
+            embed_s = time.perf_counter() - t0
+            live_s, _ = import_once(tmp, live, live_path, args.batch_size, f"live-{r}")
+            end = args.n - max(args.flat_at, args.n // 10)
+            at_lo = per_memory_ms(timer.chunks, args.flat_at, 2 * args.flat_at)
+            at_hi = per_memory_ms(timer.chunks, end, args.n)
+            runs.append({"cached_per_s": args.n / seconds, "embedder_docs_per_s": args.live_n / embed_s,
+                         "live_import_per_s": args.live_n / live_s,
+                         "live_vs_embedder": (args.live_n / live_s) / (args.live_n / embed_s),
+                         "insert_ms_at_flat_at": at_lo, "insert_ms_at_end": at_hi,
+                         "insert_cost_ratio_end_vs_flat_at": at_hi / at_lo})
+            print(json.dumps({"repeat": r, **{k: round(v, 3) for k, v in runs[-1].items()}}), flush=True)
+        report["runs"] = [{k: round(v, 3) for k, v in run.items()} for run in runs]
+        report["summary"] = summarize_runs(runs)
+        report["insert_cost_sizes"] = {"low": [args.flat_at, 2 * args.flat_at],
+                                       "high": [args.n - max(args.flat_at, args.n // 10), args.n]}
+        report["loadavg_at_end"] = [round(x, 2) for x in __import__("os").getloadavg()]
+        report["note"] = ("cached_per_s: whole import_jsonl with every embedding a cache hit; live_vs_embedder: "
+                          "import rate with live embedding over embedder.embed_documents on the same texts, "
+                          "same repeat; median ratio is the robust figure on a loaded machine")
+        report["median_live_vs_embedder"] = round(statistics.median(r["live_vs_embedder"] for r in runs), 3)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report["summary"], indent=2))
+
+
+if __name__ == "__main__":
+    main()
