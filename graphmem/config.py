@@ -108,6 +108,7 @@ class SourceRanks:
 @dataclass(frozen=True)
 class IngestSettings:
     near_duplicate_threshold: float
+    import_overlap: bool
 
 
 @dataclass(frozen=True)

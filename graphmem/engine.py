@@ -8,7 +8,7 @@ from typing import Any
 from graphmem.config import Settings, load_settings
 from graphmem.embedding.embedder import Embedder, load_embedder
 from graphmem.errors import NotFoundError, ValidationError
-from graphmem.ingest.service import Ingestor, IngestResult
+from graphmem.ingest.service import Ingestor, IngestResult, PreparedBatch
 from graphmem.ingest.validate import validate_id, validate_namespace
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, utcnow_iso
 from graphmem.retrieval.pipeline import SearchOutcome, SearchPipeline, SearchRequest
@@ -94,10 +94,17 @@ class Graphmem:
         return self.ingestor.create(data, namespace)
 
     def add_batch(self, items: list[Any], namespace: str = "default", progress=None) -> list[IngestResult]:
+        return self.add_prepared(self.prepare_batch(items, namespace), progress)
+
+    def prepare_batch(self, items: list[Any], namespace: str = "default") -> PreparedBatch:
+        """Validate and embed (no store access); ``add_prepared`` writes the result."""
         if len(items) > self.settings.limits.max_batch:
             raise ValidationError(f"{len(items)} memories in one batch; the limit is "
                                   f"{self.settings.limits.max_batch}", field="memories")
-        return self.ingestor.create_batch(items, namespace, progress)
+        return self.ingestor.prepare_batch(items, namespace)
+
+    def add_prepared(self, prepared: PreparedBatch, progress=None) -> list[IngestResult]:
+        return self.ingestor.write_prepared(prepared, progress)
 
     def get(self, namespace: str, memory_id: str) -> Memory:
         validate_namespace(namespace)

@@ -6,6 +6,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,19 +33,37 @@ def read_jsonl(path: str | Path) -> list[tuple[int, Any]]:
     return rows
 
 
-def add_in_chunks(engine, groups: dict[str, list[tuple[K, Any]]], batch_size: int,
-                  bar: tqdm) -> Iterator[tuple[str, K, Any, IngestResult]]:
-    """Every item through ``Graphmem.add_batch`` (the normal ingest path), namespace by namespace
-    in order, at most ``batch_size`` per call: (namespace, the caller's key, item, result) each.
-    ``bar`` advances once per item (add_batch counts the items it saves, a rejection here)."""
-    for ns, items in groups.items():
-        for start in range(0, len(items), batch_size):
-            chunk = items[start:start + batch_size]
-            results = engine.add_batch([item for _, item in chunk], ns, progress=bar.update)
+def add_in_chunks(engine, groups: dict[str, list[tuple[K, Any]]], batch_size: int, bar: tqdm,
+                  overlap: bool | None = None) -> Iterator[tuple[str, K, Any, IngestResult]]:
+    """Every item through the normal ingest path (``Graphmem.prepare_batch`` then ``add_prepared``,
+    which is ``add_batch``), namespace by namespace in order, at most ``batch_size`` per call:
+    (namespace, the caller's key, item, result) each. ``bar`` advances once per item (the write
+    counts the items it saves, a rejection here). With ``overlap`` (default ``ingest.import_overlap``)
+    the next chunk is embedded in a background thread while this one is linked and written; the
+    writes, their order and every result are those of one step after another."""
+    chunks = [(ns, items[start:start + batch_size]) for ns, items in groups.items()
+              for start in range(0, len(items), batch_size)]
+    if overlap is None:
+        overlap = engine.settings.ingest.import_overlap
+
+    def prepare(k: int):
+        ns, chunk = chunks[k]
+        return engine.prepare_batch([item for _, item in chunk], ns)
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-embed") if overlap else None
+    try:
+        ahead: Future | None = pool.submit(prepare, 0) if pool and chunks else None
+        for k, (ns, chunk) in enumerate(chunks):
+            prepared = ahead.result() if ahead is not None else prepare(k)
+            ahead = pool.submit(prepare, k + 1) if pool and k + 1 < len(chunks) else None
+            results = engine.add_prepared(prepared, progress=bar.update)
             for (key, item), result in zip(chunk, results, strict=True):
                 if result.status == "rejected":
                     bar.update(1)
                 yield ns, key, item, result
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def import_jsonl(engine, path: str | Path, namespace: str = "default", namespace_field: str | None = None,

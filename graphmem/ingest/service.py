@@ -49,6 +49,14 @@ class IngestResult:
         return out
 
 
+@dataclass
+class PreparedBatch:
+    """A validated, embedded batch not yet written: rejections by position, and each namespace's
+    (position, input, embedding) in input order."""
+    results: list[IngestResult | None]
+    groups: dict[str, list[tuple[int, MemoryInput, np.ndarray]]]
+
+
 class Ingestor:
     def __init__(self, settings: Settings, store: MemoryStore, embedder: Embedder, clock=utcnow_iso):
         self.settings = settings
@@ -162,6 +170,11 @@ class Ingestor:
         """Each item is created, a duplicate, or rejected with its reason; never all-or-nothing.
         Each namespace's new memories are linked together (``BatchView``: the same edges as one
         insert after another) and written in one transaction."""
+        return self.write_prepared(self.prepare_batch(items, default_namespace), progress)
+
+    def prepare_batch(self, items: list[Any], default_namespace: str = "default") -> PreparedBatch:
+        """Validate and embed a batch, touching no store: the part bulk import runs ahead of the
+        write path (in another thread) so embedding overlaps linking and writing."""
         results: list[IngestResult | None] = [None] * len(items)
         groups: dict[str, list[tuple[int, MemoryInput]]] = defaultdict(list)
         for i, item in enumerate(items):
@@ -173,9 +186,15 @@ class Ingestor:
         valid = [pair for group in groups.values() for pair in group]
         vectors = list(self.embedder.embed_documents([inp.content for _, inp in valid])) if valid else []
         embedding = {i: vector for (i, _), vector in zip(valid, vectors, strict=True)}
-        for namespace, group in groups.items():
+        return PreparedBatch(results, {ns: [(i, inp, embedding[i]) for i, inp in group]
+                                       for ns, group in groups.items()})
+
+    def write_prepared(self, prepared: PreparedBatch, progress=None) -> list[IngestResult]:
+        """Dedupe, link and save a prepared batch, namespace by namespace (``create_batch``'s second half)."""
+        results = list(prepared.results)
+        for namespace, group in prepared.groups.items():
             with self.lock:
-                self._create_group(namespace, [(i, inp, embedding[i]) for i, inp in group], results)
+                self._create_group(namespace, group, results)
             if progress is not None:
                 progress(len(group))
         return [r for r in results if r is not None]

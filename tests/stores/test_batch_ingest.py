@@ -18,6 +18,7 @@ import pytest
 from bench.corpus import make_memories
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
+from graphmem.ingest.bulk import import_jsonl
 from graphmem.model import EDGE_TYPES
 from graphmem.stores.sqlite import SQLiteStore
 
@@ -103,3 +104,25 @@ def test_batch_gives_the_edges_of_one_insert_after_another(engines):
         held = [n for (_, t), n in degree.items() if t == edge_type]
         assert max(held) == cap, (edge_type, held)      # the caps bound: eviction ran
     assert set(EDGE_TYPES) - {"RELATED"} <= {e[2] for e in expected["edges"]}
+
+
+def test_import_overlapping_embedding_writes_the_same_store(tmp_path, embedder):
+    """``graphmem import`` embeds the next chunk while this one is written: the same store
+    (memories, edges, counts, stats) and the same per-line summary as one step after another."""
+    seed, rest = items()
+    lines = [json.dumps(item) for item in seed + rest] + ["{not json"]
+    lines[7] = json.dumps({**json.loads(lines[7]), "namespace": "other"})   # a second namespace group
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outcomes = []
+    for overlap in (False, True):
+        settings = load_settings(overrides={"store": {"data_dir": str(tmp_path / str(overlap))}, "edges": EDGES,
+                                            "ingest": {"import_overlap": overlap}}, use_env=False)
+        engine = Graphmem(settings, SQLiteStore(tmp_path / str(overlap)), embedder, clock=lambda: NOW)
+        summary = import_jsonl(engine, path, namespace="imp", batch_size=13)
+        outcomes.append((summary, snapshot(engine, "imp"), snapshot(engine, "other"), engine.stats()))
+        engine.close()
+    assert outcomes[0] == outcomes[1]
+    summary = outcomes[0][0]
+    assert summary["created"] > 100 and summary["duplicate"] and summary["rejected"] >= 3
+    assert len(outcomes[0][1]["edges"]) > 100
