@@ -1,0 +1,69 @@
+"""Where graphmem's search spends its time (issue 17, item 2): cProfile over live-embedded queries.
+
+Runs on an existing store (e.g. one kept by ``bench/floor.py --data-dir``), warms up, profiles
+``--queries`` searches (k=10, every stage) and saves the functions with the most cumulative and
+own time, with their share of the total, as JSON.
+
+Usage: python bench/profile_search.py --data-dir DIR/10000 [--queries 60] [--out bench/results/profile-10k.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import make_queries  # noqa: E402
+from bench.meta import run_facts  # noqa: E402
+from graphmem.config import load_settings  # noqa: E402
+from graphmem.embedding.embedder import load_embedder  # noqa: E402
+from graphmem.engine import Graphmem  # noqa: E402
+from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+
+
+def top(stats: pstats.Stats, key: str, total: float, n: int) -> list[dict]:
+    rows = []
+    for (path, line, name), (_cc, calls, own, cum, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        rows.append({"function": f"{Path(path).name}:{line}({name})", "calls": calls,
+                     "own_s": round(own, 3), "cum_s": round(cum, 3), "cum_share": round(cum / total, 3)})
+    return sorted(rows, key=lambda r: -r[key])[:n]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", required=True)
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--out", default="bench/results/profile-search.json")
+    args = parser.parse_args()
+    facts = run_facts()
+    data_dir = Path(args.data_dir)
+    settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
+    engine = Graphmem(settings, SQLiteStore(data_dir), load_embedder())
+    queries = make_queries(args.queries)
+    for q in queries[:10]:
+        engine.search_outcome(q, "bench", 10)
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    for q in queries:
+        engine.search_outcome(q, "bench", 10)
+    prof.disable()
+    wall = time.perf_counter() - t0
+    engine.close()
+    stats = pstats.Stats(prof)
+    total = max(v[3] for v in stats.stats.values())  # type: ignore[attr-defined]
+    report = {"facts": facts, "queries": args.queries, "query_embedding": "live",
+              "per_query_ms_profiled": round(wall * 1000 / args.queries, 1),
+              "by_cumulative": top(stats, "cum_s", total, 30), "by_own_time": top(stats, "own_s", total, 20)}
+    Path(args.out).write_text(json.dumps(report, indent=2))
+    print(json.dumps(report["by_cumulative"][:15], indent=1))
+
+
+if __name__ == "__main__":
+    main()
