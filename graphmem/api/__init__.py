@@ -18,6 +18,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, request
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.routing import PathConverter
 
 from graphmem.api import routes_memories, routes_ops, routes_search
 from graphmem.api.auth import Keyring
@@ -29,6 +30,13 @@ from graphmem.engine import Graphmem
 
 access_log = logging.getLogger("graphmem.access")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+
+
+class MemoryIdConverter(PathConverter):
+    """A memory id in a path: may hold '/', never ends in '/neighbors' (that path is the
+    neighbours view), so /v1/memories/x/neighbors has exactly one route (and one Allow header)."""
+
+    regex = r"[^/].*?(?<!/neighbors)"
 
 
 @dataclass
@@ -55,6 +63,7 @@ def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: K
     app.json = json_provider
     state = ApiState(engine, settings, keyring, metrics or ApiMetrics(), {})
     app.extensions["graphmem"] = state
+    app.url_map.converters["memory_id"] = MemoryIdConverter
     register_error_handlers(app)
     app.register_blueprint(routes_memories.bp)
     app.register_blueprint(routes_search.bp)

@@ -5,6 +5,7 @@ Nothing here states a field or a bound: change a model and the document follows.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Flask
@@ -121,9 +122,7 @@ def build_spec(app: Flask, settings: Settings) -> dict[str, Any]:
         op = getattr(app.view_functions.get(rule.endpoint), "operation", None)
         if op is None:
             continue
-        template = rule.rule
-        for arg in rule.arguments:
-            template = template.replace(f"<path:{arg}>", f"{{{arg}}}").replace(f"<{arg}>", f"{{{arg}}}")
+        template = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
             paths.setdefault(template, {})[method.lower()] = _operation(op, sorted(rule.arguments), arg_schemas)
     return {

@@ -38,11 +38,11 @@ def _fields(model: Any) -> dict[str, Any]:
 @bp.post("/memories")
 @operation("createMemory", "memories", "Store a memory (idempotent by id or content)",
            ok={201: ("Created", "CreateResult"), 200: ("Duplicate of a stored memory", "CreateResult")},
-           errors=(400, 403, 409, 413, 415, 422), body="MemoryInput", args="NamespaceArgs",
+           errors=(400, 403, 409, 413, 415, 422), body="MemoryInput",
            description="Answers 201 with a Location header when created, 200 with `status: duplicate` when "
                        "the id (with the same content) or the same content is already stored.")
-def create_memory(body: Any, args: Any) -> tuple[Response, int] | Response:
-    ns = body_namespace(body.namespace, args.namespace)
+def create_memory(body: Any) -> tuple[Response, int] | Response:
+    ns = body_namespace(body.namespace)
     result = engine().add({**_fields(body), "namespace": ns}, ns)
     _metrics().observe_ingest([result.status])
     resp = jsonify(_result_body(result))
@@ -55,12 +55,12 @@ def create_memory(body: Any, args: Any) -> tuple[Response, int] | Response:
 @bp.post("/memories:batch")
 @operation("createMemories", "memories", "Store up to limits.max_batch memories in one request",
            ok={200: ("Per-item results, in request order", "BatchResponse")},
-           errors=(400, 403, 413, 415, 422), body="BatchRequest", args="NamespaceArgs",
+           errors=(400, 403, 413, 415, 422), body="BatchRequest",
            description="The whole batch is validated first: any invalid item answers 422 naming it "
                        "(`memories[i].field`) and nothing is written. Each item is then created, a "
                        "duplicate, or rejected (an id already stored with other content, evidence not found).")
-def create_batch(body: Any, args: Any) -> Response:
-    ns = body_namespace(body.namespace, args.namespace)
+def create_batch(body: Any) -> Response:
+    ns = body_namespace(body.namespace)
     for i, item in enumerate(body.memories):     # authorise every item's namespace before any write
         if item.namespace not in (None, ns) and not principal().may_use(item.namespace):
             raise ApiError(403, "forbidden_namespace", f"this key may not use namespace {item.namespace!r}",
@@ -88,25 +88,25 @@ def list_memories(args: Any) -> Response:
     return jsonify({"namespace": ns, "memories": [m.to_dict() for m in page], "next_cursor": next_cursor})
 
 
-@bp.get("/memories/<path:memory_id>")
+@bp.get("/memories/<memory_id:memory_id>")
 @operation("getMemory", "memories", "Fetch one memory", ok={200: ("The memory", "Memory")},
-           errors=(403, 404, 422), args="NamespaceArgs")
+           errors=(403, 404, 422))
 def get_memory(memory_id: str, args: Any) -> Response:
     return jsonify(engine().get(query_namespace(args.namespace), memory_id).to_dict())
 
 
-@bp.patch("/memories/<path:memory_id>")
+@bp.patch("/memories/<memory_id:memory_id>")
 @operation("updateMemory", "memories", "Change fields of a memory", ok={200: ("The updated memory", "Memory")},
-           errors=(400, 403, 404, 413, 415, 422), body="MemoryPatch", args="NamespaceArgs")
-def update_memory(memory_id: str, body: Any, args: Any) -> Response:
-    ns = body_namespace(body.namespace, args.namespace)
+           errors=(400, 403, 404, 413, 415, 422), body="MemoryPatch")
+def update_memory(memory_id: str, body: Any) -> Response:
+    ns = body_namespace(body.namespace)
     patch = {k: v for k, v in _fields(body).items() if k != "namespace"}
     return jsonify(engine().update(ns, memory_id, patch).to_dict())
 
 
-@bp.delete("/memories/<path:memory_id>")
+@bp.delete("/memories/<memory_id:memory_id>")
 @operation("deleteMemory", "memories", "Delete a memory and its edges", ok={204: ("Deleted", None)},
-           errors=(403, 404, 422), args="NamespaceArgs")
+           errors=(403, 404, 422))
 def delete_memory(memory_id: str, args: Any) -> tuple[str, int]:
     engine().delete(query_namespace(args.namespace), memory_id)
     return "", 204

@@ -23,9 +23,9 @@ def _dump(model: Any) -> dict[str, Any] | None:
 @bp.post("/search")
 @operation("search", "search", "Staged search: router, hybrid recall, expansion, weighting, rank",
            ok={200: ("Ranked results, each with a `why`", "SearchResponse")},
-           errors=(400, 403, 413, 415, 422), body="SearchRequest", args="NamespaceArgs")
-def search(body: Any, args: Any) -> Response:
-    ns = body_namespace(body.namespace, args.namespace)
+           errors=(400, 403, 413, 415, 422), body="SearchRequest")
+def search(body: Any) -> Response:
+    ns = body_namespace(body.namespace)
     eng = engine()
     filters = parse_filters(_dump(body.filters), eng.settings.limits)
     out = eng.search(body.query, ns, body.k, filters, body.recipe, _dump(body.stages), _dump(body.params),
@@ -36,7 +36,7 @@ def search(body: Any, args: Any) -> Response:
     return jsonify(out)
 
 
-@bp.get("/memories/<path:memory_id>/neighbors")
+@bp.get("/memories/<memory_id:memory_id>/neighbors")
 @operation("getNeighbors", "graph", "One-hop neighbourhood with edge types, weights and reasons",
            ok={200: ("The memory and its neighbours", "NeighborsResponse")}, errors=(403, 404, 422),
            args="NeighborsArgs")
@@ -58,11 +58,10 @@ def graph(args: Any) -> Response:
 @bp.post("/relations")
 @operation("createRelation", "graph", "Add an explicit, evidence-gated RELATED edge",
            ok={201: ("The edge", "Edge")}, errors=(400, 403, 404, 409, 413, 415, 422), body="RelationRequest",
-           args="NamespaceArgs",
            description="404 when either memory is missing; 422 `evidence_rejected` when the quote is not in "
                        "the source text, or when both ids name the same memory.")
-def relate(body: Any, args: Any) -> tuple[Response, int]:
-    ns = body_namespace(body.namespace, args.namespace)
+def relate(body: Any) -> tuple[Response, int]:
+    ns = body_namespace(body.namespace)
     edge = engine().relate(ns, body.from_id, body.to_id, body.evidence.model_dump(),
                            body.label.strip() if body.label else None, body.weight)
     return jsonify(edge.to_dict()), 201

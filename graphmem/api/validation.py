@@ -111,6 +111,9 @@ def operation(op_id: str, tag: str, summary: str, *, ok: dict[int, tuple[str, st
                 validate(found.MemoryPath, path)
             if args is not None:
                 path["args"] = _validate_args(getattr(found, args))
+            elif request.args:
+                name = next(iter(request.args))
+                raise ValidationError(f"unknown query parameter {name!r}", field=name)
             if body is not None:
                 path["body"] = validate(getattr(found, body), json_body())
             return view(**path)

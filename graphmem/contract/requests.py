@@ -23,6 +23,7 @@ from graphmem.contract.types import (
     Namespace,
     QueryArgs,
     Timestamp,
+    int_range,
     memory_id,
     text,
 )
@@ -51,7 +52,7 @@ def _tunable_type(f: Any, limits: Limits) -> Any:
     if f.type == "bool":
         return Annotated[bool, Field(description=doc)]
     if f.type == "int":
-        return Annotated[int, Field(ge=meta["low"], le=high, description=doc)]
+        return Annotated[int_range(meta["low"], high), Field(description=doc)]
     if f.type == "float":
         return Annotated[float, Field(ge=meta["low"], le=high, allow_inf_nan=False, description=doc)]
     weight = Annotated[float, Field(ge=meta["low"], le=high, allow_inf_nan=False)]
@@ -66,7 +67,7 @@ def build_requests(models: SimpleNamespace, limits: Limits, recipes: tuple[str, 
     class SearchRequest(Body):
         query: text(limits.max_query_chars)  # type: ignore[valid-type]
         namespace: Namespace | None = None
-        k: Annotated[int, Field(ge=1, le=limits.max_k)] | None = None
+        k: int_range(1, limits.max_k) | None = None
         filters: models.SearchFilters | None = None  # type: ignore[name-defined]
         recipe: Literal[recipes] | None = Field(None, description="A named config.")  # type: ignore
         stages: models.Stages | None = None  # type: ignore[name-defined]
@@ -123,7 +124,7 @@ def limit_models(limits: Limits) -> SimpleNamespace:
 
         model_config = {"json_schema_extra": {
             "if": {"properties": {"extracted": {"const": True}}, "required": ["extracted"]},
-            "then": {"required": ["evidence"]}}}
+            "then": {"required": ["evidence"], "properties": {"evidence": {"type": "object"}}}}}
         id: Id | None = Field(None, description="Idempotency key.")  # type: ignore[valid-type]
         namespace: Namespace | None = None
         content: text(lim.max_content_chars)  # type: ignore[valid-type]
@@ -143,14 +144,12 @@ def limit_models(limits: Limits) -> SimpleNamespace:
 
         model_config = {"json_schema_extra": {"anyOf": [{"required": [name]} for name in PATCHABLE]}}
         namespace: Namespace | None = None
-        content: text(lim.max_content_chars) | None = None  # type: ignore[valid-type]
+        content: text(lim.max_content_chars) = None  # type: ignore[valid-type]   # never null
 
         @model_validator(mode="after")
         def _changes_something(self) -> MemoryPatch:
             if not self.model_fields_set & set(PATCHABLE):
                 raise ValueError("a patch must change at least one of " + ", ".join(PATCHABLE))
-            if "content" in self.model_fields_set and self.content is None:
-                raise ValueError("content cannot be null")
             return self
 
     class BatchRequest(Body):
@@ -201,7 +200,7 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         namespace: Namespace | None = Field(None, description="Namespace (default: the key's only one).")
 
     class ListArgs(NamespaceArgs):
-        limit: Annotated[int, Field(ge=1, le=lim.max_list_limit)] = 50
+        limit: int_range(1, lim.max_list_limit) = 50
         cursor: Annotated[str, Field(pattern=CURSOR_PATTERN, max_length=64 + lim.max_id_chars,
                                      description="`next_cursor` of the previous page.")] | None = None
         tags: Annotated[list[QTag], Field(max_length=lim.max_filter_values,  # type: ignore[valid-type]
@@ -218,15 +217,15 @@ def limit_models(limits: Limits) -> SimpleNamespace:
     class NeighborsArgs(NamespaceArgs):
         types: list[EdgeType] = Field([], description="Edge types (default: all).")
         min_weight: Health = 0.0
-        limit: Annotated[int, Field(ge=1, le=lim.max_neighbors_limit)] = 50
+        limit: int_range(1, lim.max_neighbors_limit) = 50
 
     class GraphArgs(NamespaceArgs):
         """Seeds are the ids plus the query's top k results; neither gives an empty graph."""
 
         ids: Annotated[list[Id], Field(max_length=lim.max_graph_ids)] = []  # type: ignore[valid-type]
         query: text(lim.max_query_chars) | None = None  # type: ignore[valid-type]
-        k: Annotated[int, Field(ge=1, le=lim.max_k)] = 10
-        hops: Annotated[int, Field(ge=0, le=lim.max_graph_hops)] = 1
+        k: int_range(1, lim.max_k) = 10
+        hops: int_range(0, lim.max_graph_hops) = 1
 
     return SimpleNamespace(**{name: value for name, value in locals().items()
                               if isinstance(value, type) and issubclass(value, Body | QueryArgs)})

@@ -6,9 +6,18 @@ document states exactly what the server accepts."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+)
 
 from graphmem.model import EDGE_TYPES, normalize_timestamp
 
@@ -37,6 +46,22 @@ PATTERN_MEANING = {
 }
 EdgeType = Annotated[str, Field(json_schema_extra={"enum": list(EDGE_TYPES)}),
                      AfterValidator(lambda v: _one_of(v, EDGE_TYPES))]
+
+
+def _integral(value: Any, info: ValidationInfo) -> Any:
+    """JSON Schema's integer includes 10.0 (a query string then says "10.0"): take it as 10.
+    A JSON body keeps exact types: "10" stays a string, and is refused."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if (isinstance(value, str) and not (info.config or {}).get("strict")
+            and re.fullmatch(r"-?[0-9]+\.0*", value.strip())):
+        return int(float(value))
+    return value
+
+
+def int_range(low: int, high: int) -> Any:
+    """An integer from ``low`` to ``high`` (the bounds go on the int, before the 10.0 -> 10 step)."""
+    return Annotated[int, Field(ge=low, le=high), BeforeValidator(_integral)]
 
 
 def _one_of(value: str, allowed: tuple[str, ...]) -> str:

@@ -119,7 +119,7 @@ def test_multi_namespace_key_must_name_one_and_sees_both_in_stats(two_tenants):
     stats = keyed.get("/v1/stats", headers=ab).get_json()
     assert stats["namespaces"] == {"a": 2, "b": 4} and stats["memories"] == 6
     assert keyed.post("/v1/memories", json={"content": "x", "namespace": "c"}, headers=ab).status_code == 403
-    mismatch = keyed.post("/v1/search?namespace=a", json={"query": "x", "namespace": "b"}, headers=ab)
+    mismatch = keyed.post("/v1/search?namespace=a", json={"query": "x", "namespace": "b"}, headers=ab)  # body only
     assert mismatch.status_code == 422 and mismatch.get_json()["error"]["field"] == "namespace"
 
 

@@ -1,0 +1,36 @@
+"""Schemathesis against the real server, as a new user would run it: the OpenAPI document from
+``/openapi.json``, every check (server errors, status codes, content types, response schemas,
+negative data rejected, positive data accepted, auth, Allow headers), bounded in time.
+
+The server runs with an API key, so the auth checks mean something."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from test_api_server import Server
+
+HERE = Path(__file__).resolve().parent
+KEY = "st-secret-123"
+MAX_EXAMPLES = "25"      # per operation and phase; ~2,000 requests in about two minutes
+
+
+def test_schemathesis_finds_no_failure(tmp_path):
+    srv = Server(tmp_path / "data", tmp_path / "server.log", env_keys=f"st:{KEY}:default")
+    try:
+        env = {**os.environ, "SCHEMATHESIS_HOOKS": "schemathesis_hooks",
+               "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        run = subprocess.run(
+            [str(Path(sys.executable).with_name("schemathesis")), "run", f"{srv.url}/openapi.json",
+             "-H", f"Authorization: Bearer {KEY}", "--checks", "all", "--phases", "examples,coverage,fuzzing",
+             "--max-examples", MAX_EXAMPLES, "--seed", "1", "--workers", "2", "--continue-on-failure",
+             "--generation-database", "none", "--request-timeout", "30", "--no-color"],
+            capture_output=True, text=True, timeout=540, env=env, cwd=tmp_path)
+    finally:
+        srv.stop()
+    out = run.stdout + run.stderr
+    assert "Tested: 15" in out, out[-3000:]
+    assert run.returncode == 0, out[-6000:]
