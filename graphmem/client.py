@@ -1,8 +1,11 @@
 """A small Python client for the graphmem HTTP API (built on ``requests``).
 
-Every method returns the decoded JSON body; any non-2xx answer (and any connection
-failure, as status 0) raises ``GraphmemClientError`` carrying the server's error code,
-message and offending field.
+Types come from the API contract (``graphmem.contract``): keyword fields are checked against the
+request models' field names before anything is sent, and with ``typed=True`` every JSON answer is
+parsed into its response model (``Memory``, ``SearchResponse``, ``Graph``, ...) instead of a dict.
+Bounds are the server's to enforce (its ``[limits]`` may differ from the defaults). Any non-2xx
+answer (and any connection failure, as status 0) raises ``GraphmemClientError`` carrying the
+server's error code, message and offending field.
 """
 
 from __future__ import annotations
@@ -12,6 +15,12 @@ from typing import Any
 from urllib.parse import quote
 
 import requests
+from pydantic import BaseModel
+
+from graphmem.config import load_settings
+from graphmem.contract import for_limits, responses
+
+_MODELS = for_limits(load_settings(use_env=False).limits)   # field names only: bounds are the server's
 
 
 class GraphmemClientError(Exception):
@@ -27,11 +36,20 @@ def _drop_none(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 
+def _known(model: type[BaseModel], fields: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(fields) - set(model.model_fields))
+    if unknown:
+        raise TypeError(f"unknown field {unknown[0]!r} for {model.__name__}; fields: "
+                        + ", ".join(model.model_fields))
+    return fields
+
+
 class GraphmemClient:
     """``GraphmemClient("http://127.0.0.1:8080", api_key=...)``; ``namespace`` sets a default."""
 
     def __init__(self, base_url: str, api_key: str | None = None, timeout: float = 30.0,
-                 namespace: str | None = None, session: requests.Session | None = None):
+                 namespace: str | None = None, session: requests.Session | None = None, typed: bool = False):
+        self.typed = typed
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.namespace = namespace
@@ -54,7 +72,7 @@ class GraphmemClient:
         return namespace if namespace is not None else self.namespace
 
     def request(self, method: str, path: str, *, params: dict[str, Any] | None = None,
-                json: Any = None, raw: bool = False) -> Any:
+                json: Any = None, raw: bool = False, model: type[BaseModel] | None = None) -> Any:
         try:
             resp = self.session.request(method, self.base_url + path, params=_drop_none(params or {}),
                                         json=json, timeout=self.timeout)
@@ -69,7 +87,8 @@ class GraphmemClient:
                 raise GraphmemClientError(resp.status_code, "http_error", resp.text[:500]) from None
         if raw:
             return resp.text
-        return resp.json() if resp.content else None
+        data = resp.json() if resp.content else None
+        return model.model_validate(data) if self.typed and model is not None and data is not None else data
 
     @staticmethod
     def _id(memory_id: str) -> str:
@@ -79,20 +98,21 @@ class GraphmemClient:
     def add(self, content: str, *, namespace: str | None = None, **fields: Any) -> dict[str, Any]:
         """Create a memory; fields: id, tags, category, source, reason, metadata, valid_until, ...
         Returns ``{"status": "created"|"duplicate", "id", "memory", "duplicate_of"?}``."""
+        fields = _known(_MODELS.MemoryInput, fields)
         body = _drop_none({"content": content, "namespace": self._ns(namespace), **fields})
-        return self.request("POST", "/v1/memories", json=body)
+        return self.request("POST", "/v1/memories", json=body, model=responses.CreateResult)
 
     def add_batch(self, memories: list[dict[str, Any]], namespace: str | None = None) -> dict[str, Any]:
         body = _drop_none({"memories": memories, "namespace": self._ns(namespace)})
-        return self.request("POST", "/v1/memories:batch", json=body)
+        return self.request("POST", "/v1/memories:batch", json=body, model=responses.BatchResponse)
 
     def get(self, memory_id: str, namespace: str | None = None) -> dict[str, Any]:
         return self.request("GET", f"/v1/memories/{self._id(memory_id)}",
-                            params={"namespace": self._ns(namespace)})
+                            params={"namespace": self._ns(namespace)}, model=responses.Memory)
 
     def update(self, memory_id: str, namespace: str | None = None, **changes: Any) -> dict[str, Any]:
-        body = _drop_none({**changes, "namespace": self._ns(namespace)})
-        return self.request("PATCH", f"/v1/memories/{self._id(memory_id)}", json=body)
+        body = _drop_none({**_known(_MODELS.MemoryPatch, changes), "namespace": self._ns(namespace)})
+        return self.request("PATCH", f"/v1/memories/{self._id(memory_id)}", json=body, model=responses.Memory)
 
     def delete(self, memory_id: str, namespace: str | None = None) -> None:
         self.request("DELETE", f"/v1/memories/{self._id(memory_id)}", params={"namespace": self._ns(namespace)})
@@ -104,15 +124,16 @@ class GraphmemClient:
         params = {"namespace": self._ns(namespace), "limit": limit, "cursor": cursor,
                   "tags": ",".join(tags) if tags else None, "category": ",".join(category) if category else None,
                   "source": ",".join(source) if source else None, **filters}
-        return self.request("GET", "/v1/memories", params=params)
+        return self.request("GET", "/v1/memories", params=_known(_MODELS.ListArgs, params),
+                            model=responses.MemoryList)
 
     def iter_memories(self, namespace: str | None = None, page_size: int = 200,
                       **filters: Any) -> Iterator[dict[str, Any]]:
         cursor = None
         while True:
             page = self.list_memories(namespace, page_size, cursor, **filters)
-            yield from page["memories"]
-            cursor = page["next_cursor"]
+            yield from (page.memories if self.typed else page["memories"])
+            cursor = page.next_cursor if self.typed else page["next_cursor"]
             if not cursor:
                 return
 
@@ -124,29 +145,30 @@ class GraphmemClient:
         body = _drop_none({"query": query, "namespace": self._ns(namespace), "k": k, "filters": filters,
                            "recipe": recipe, "stages": stages, "params": params, "explain": explain,
                            "trace": trace})
-        return self.request("POST", "/v1/search", json=body)
+        return self.request("POST", "/v1/search", json=body, model=responses.SearchResponse)
 
     def neighbors(self, memory_id: str, namespace: str | None = None, types: list[str] | None = None,
                   min_weight: float | None = None, limit: int | None = None) -> dict[str, Any]:
         params = {"namespace": self._ns(namespace), "types": ",".join(types) if types else None,
                   "min_weight": min_weight, "limit": limit}
-        return self.request("GET", f"/v1/memories/{self._id(memory_id)}/neighbors", params=params)
+        return self.request("GET", f"/v1/memories/{self._id(memory_id)}/neighbors", params=params,
+                            model=responses.NeighborsResponse)
 
     def graph(self, ids: list[str] | None = None, query: str | None = None, namespace: str | None = None,
               k: int | None = None, hops: int | None = None) -> dict[str, Any]:
         params = {"namespace": self._ns(namespace), "ids": ",".join(ids) if ids else None, "query": query,
                   "k": k, "hops": hops}
-        return self.request("GET", "/v1/graph", params=params)
+        return self.request("GET", "/v1/graph", params=params, model=responses.Graph)
 
     def relate(self, from_id: str, to_id: str, evidence: dict[str, str], label: str | None = None,
                weight: float | None = None, namespace: str | None = None) -> dict[str, Any]:
         body = _drop_none({"from_id": from_id, "to_id": to_id, "evidence": evidence, "label": label,
                            "weight": weight, "namespace": self._ns(namespace)})
-        return self.request("POST", "/v1/relations", json=body)
+        return self.request("POST", "/v1/relations", json=body, model=responses.Edge)
 
     # -- operations -------------------------------------------------------------------------------
     def stats(self, namespace: str | None = None) -> dict[str, Any]:
-        return self.request("GET", "/v1/stats", params={"namespace": namespace})
+        return self.request("GET", "/v1/stats", params={"namespace": namespace}, model=responses.Stats)
 
     def health(self) -> dict[str, Any]:
         return self.request("GET", "/healthz")

@@ -90,7 +90,7 @@ def list_memories(args: Any) -> Response:
 
 @bp.get("/memories/<memory_id:memory_id>")
 @operation("getMemory", "memories", "Fetch one memory", ok={200: ("The memory", "Memory")},
-           errors=(403, 404, 422))
+           errors=(403, 404, 422), args="NamespaceArgs")
 def get_memory(memory_id: str, args: Any) -> Response:
     return jsonify(engine().get(query_namespace(args.namespace), memory_id).to_dict())
 
@@ -106,7 +106,7 @@ def update_memory(memory_id: str, body: Any) -> Response:
 
 @bp.delete("/memories/<memory_id:memory_id>")
 @operation("deleteMemory", "memories", "Delete a memory and its edges", ok={204: ("Deleted", None)},
-           errors=(403, 404, 422))
+           errors=(403, 404, 422), args="NamespaceArgs")
 def delete_memory(memory_id: str, args: Any) -> tuple[str, int]:
     engine().delete(query_namespace(args.namespace), memory_id)
     return "", 204

@@ -104,7 +104,7 @@ def test_metrics_count_searches_stages_results_and_ingest(seeded):
     assert "graphmem_search_near_duplicates_dropped_total" in text
     assert "graphmem_search_health_changed_top5_total" in text
     assert "graphmem_search_source_reordered_total" in text
-    assert 'endpoint="/v1/memories/<path:memory_id>"' in text
+    assert 'endpoint="/v1/memories/<memory_id:memory_id>"' in text
     assert "deploy-1" not in text      # the url rule, never the raw path
     assert 'graphmem_http_requests_in_flight 1.0' in text
 

@@ -120,7 +120,7 @@ def test_real_server_end_to_end_with_client(server):
     metrics = gm.metrics()
     assert "graphmem_searches_total 1.0" in metrics
     assert 'graphmem_ingest_results_total{status="created"} 3.0' in metrics
-    assert 'endpoint="/v1/memories/<path:memory_id>"' in metrics
+    assert 'endpoint="/v1/memories/<memory_id:memory_id>"' in metrics
     assert gm.openapi()["openapi"] == "3.1.0"
 
     assert server.stop() == 0
