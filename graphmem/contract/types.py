@@ -21,17 +21,22 @@ from pydantic import (
 
 from graphmem.model import EDGE_TYPES, normalize_timestamp
 
+# Character classes spelled out (not \s): every regex engine that reads the OpenAPI document
+# (Python's, ECMA's, a fuzzer's) must agree on them. _BLANK is Python's str.isspace() set plus
+# the control characters.
+_CONTROL = r"\x00-\x1f\x7f-\x9f"
+_BLANK = r"\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NAMESPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,63}$"
 # Segments separated by '/', each starting with a letter or digit (so no '', '.' or '..'
 # segment), and no trailing '/neighbors' (that path is the neighbours view): every id is
 # reachable as /v1/memories/{id}, raw or percent-encoded.
 ID_PATTERN = r"^(?!.*/neighbors$)[A-Za-z0-9][A-Za-z0-9_.:@\-]*(/[A-Za-z0-9][A-Za-z0-9_.:@\-]*)*$"
 # A name (tag, category, source, label): at least one visible character, no control characters.
-NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+NAME_PATTERN = rf"^[^{_CONTROL}]*[^{_BLANK}][^{_CONTROL}]*$"
 # A list item sent in a query string, where ',' also separates items.
-QUERY_ITEM_PATTERN = r"^[^,\x00-\x1f\x7f-\x9f]*[^\s,\x00-\x1f\x7f-\x9f][^,\x00-\x1f\x7f-\x9f]*$"
+QUERY_ITEM_PATTERN = rf"^[^,{_CONTROL}]*[^,{_BLANK}][^,{_CONTROL}]*$"
 # Free text (content, query, reason): at least one non-space character.
-TEXT_PATTERN = r"\S"
+TEXT_PATTERN = rf"[^{_BLANK}]"
 # The first and last day of the calendar are out: an offset there leaves the UTC range.
 TIMESTAMP_PATTERN = r"^(?!0001-01-01|9999-12-31)[0-9]"
 PATTERN_MEANING = {

@@ -1,0 +1,107 @@
+"""A bad-input corpus (issue 12): every case answers 4xx with the JSON error shape, nothing is
+stored, and nothing is half-written. Also the schemathesis regressions of issue 15."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+DEEP = "[" * 10_000 + "]" * 10_000
+GOOD = {"content": "The staging cluster deploys nightly from main", "tags": ["deploy"], "category": "infra"}
+
+
+def raw(body: dict) -> str:
+    return json.dumps(body)
+
+
+CASES = [  # (method, path, body text or None, content type, status, field)
+    # lone surrogates and invalid UTF-8
+    ("post", "/v1/search", '{"query": "backup \\ud800"}', "application/json", 422, "query"),
+    ("post", "/v1/memories", '{"content": "a \\udfff note"}', "application/json", 422, "content"),
+    ("post", "/v1/memories", '{"content": "a note", "tags": ["x\\ud800"]}', "application/json", 422, "tags[0]"),
+    ("post", "/v1/memories", '{"content": "a note", "metadata": {"k": "\\ud800"}}', "application/json", 422,
+     "metadata"),
+    ("post", "/v1/memories", b'{"content": "caf\xe9 \xff"}', "application/json", 400, None),
+    # nesting
+    ("post", "/v1/memories", '{"content": "deep", "metadata": {"a": ' + DEEP + "}}", "application/json", 422,
+     None),
+    ("post", "/v1/search", DEEP, "application/json", 422, None),
+    ("post", "/v1/memories", raw({"content": "deep", "metadata": {"a": json.loads("[" * 70 + "]" * 70)}}),
+     "application/json", 422, None),     # 70 levels: over limits.max_json_depth (64)
+    # timestamps at the edges of the range
+    ("post", "/v1/memories", raw({**GOOD, "valid_until": "9999-12-31T23:59:59-14:00"}), "application/json", 422,
+     "valid_until"),
+    ("post", "/v1/memories", raw({**GOOD, "created_at": "0001-01-01T00:00:00+14:00"}), "application/json", 422,
+     "created_at"),
+    ("post", "/v1/search", raw({"query": "x", "filters": {"created_after": "9999-12-31T23:59:59-14:00"}}),
+     "application/json", 422, "filters.created_after"),
+    ("get", "/v1/memories?created_before=0001-01-01T00:00:00%2B14:00", None, None, 422, "created_before"),
+    # ids that would not round-trip in a URL
+    ("post", "/v1/memories", raw({**GOOD, "id": "a/../b"}), "application/json", 422, "id"),
+    ("post", "/v1/memories", raw({**GOOD, "id": "x/neighbors"}), "application/json", 422, "id"),
+    ("post", "/v1/memories", raw({**GOOD, "id": "a//b"}), "application/json", 422, "id"),
+    ("post", "/v1/memories", raw({**GOOD, "id": "a/"}), "application/json", 422, "id"),
+    # control characters where they make no sense
+    ("post", "/v1/memories", raw({**GOOD, "category": "in\x00fra"}), "application/json", 422, "category"),
+    ("post", "/v1/memories", raw({**GOOD, "tags": ["de\x07ploy"]}), "application/json", 422, "tags[0]"),
+    ("post", "/v1/memories", raw({**GOOD, "source": "\x1b[31m"}), "application/json", 422, "source"),
+    # content types and limits
+    ("post", "/v1/memories", raw(GOOD), "text/plain", 415, "Content-Type"),
+    ("post", "/v1/memories", raw(GOOD), None, 415, "Content-Type"),
+    ("post", "/v1/memories", raw({**GOOD, "category": "c" * 500}), "application/json", 422, "category"),
+    ("post", "/v1/memories", '{"content": NaN}', "application/json", 400, None),
+    ("post", "/v1/memories:batch", raw({"memories": [GOOD, {**GOOD, "tags": ["ok", ""]}]}), "application/json",
+     422, "memories[1].tags[1]"),
+    # cost ceilings
+    ("post", "/v1/search", raw({"query": "x", "params": {"recall_candidates": 1000}}), "application/json", 422,
+     "params.recall_candidates"),
+    ("post", "/v1/search", raw({"query": "x", "params": {"lexical_max_postings": 10_000_000}}),
+     "application/json", 422, "params.lexical_max_postings"),
+    ("post", "/v1/search", raw({"query": "x", "params": {"expansion_max_added": 1000}}), "application/json", 422,
+     "params.expansion_max_added"),
+    ("get", "/v1/graph?hops=3&ids=a", None, None, 422, "hops"),
+    ("get", "/v1/graph?ids=" + ",".join(f"m{i}" for i in range(21)), None, None, 422, "ids"),
+    # issue 15's schemathesis findings
+    ("get", "/v1/memories?namespace=", None, None, 422, "namespace"),
+    ("get", "/v1/stats?namespace=", None, None, 422, "namespace"),
+    ("get", "/v1/memories?include_expired=junk", None, None, 422, "include_expired"),
+    ("get", "/v1/graph?ids=a&hops=1&hops=2", None, None, 422, "hops"),
+    ("post", "/v1/search", raw({"query": "x", "recipe": ""}), "application/json", 422, "recipe"),
+    ("post", "/v1/search", raw({"query": "x", "k": "5"}), "application/json", 422, "k"),
+    ("post", "/v1/relations", raw({"from_id": "a", "to_id": "b", "evidence": {"source_text": "a", "quote": "a"},
+                                   "label": "x" * 65}), "application/json", 422, "label"),
+]
+
+
+@pytest.mark.parametrize("method, path, body, content_type, status, field", CASES)
+def test_bad_input_is_a_4xx_with_a_json_error_and_stores_nothing(client, method, path, body, content_type,
+                                                                 status, field):
+    kwargs = {} if body is None else {"data": body.encode() if isinstance(body, str) else body}
+    if content_type:
+        kwargs["content_type"] = content_type
+    resp = getattr(client, method)(path, **kwargs)
+    assert resp.status_code == status, (path, resp.get_json())
+    error = resp.get_json()["error"]
+    assert set(error) == {"code", "message", "field"} and error["message"]
+    if field is not None:
+        assert error["field"] == field, error
+    stats = client.get("/v1/stats").get_json()
+    assert stats["memories"] == 0 and sum(stats["edges"].values()) == 0
+
+
+def test_schema_valid_requests_the_server_used_to_refuse(seeded):
+    """Issue 15: /v1/graph with neither ids nor query, and a relation to a missing memory (404 first)."""
+    assert seeded.get("/v1/graph").status_code == 200
+    resp = seeded.post("/v1/relations", json={"from_id": "ghost", "to_id": "ghost",
+                                              "evidence": {"source_text": "a b", "quote": "a"}})
+    assert resp.status_code == 404
+    assert seeded.get("/v1/graph?k=10.0&hops=1.0&ids=db-1").status_code == 200    # JSON Schema integers
+
+
+def test_ids_round_trip_in_urls(client):
+    for memory_id in ("notes/2024/deploy", "a:b@c.d-e_f", "neighbors", "x/neighbors-old"):
+        assert client.post("/v1/memories", json={**GOOD, "id": memory_id,
+                                                  "content": f"note {memory_id}"}).status_code == 201
+        assert client.get(f"/v1/memories/{memory_id}").get_json()["id"] == memory_id
+    assert client.patch("/v1/memories/notes/neighbors", json={"tags": ["x"]}).status_code == 405
