@@ -131,7 +131,7 @@ class GraphmemClient:
                       **filters: Any) -> Iterator[dict[str, Any]]:
         cursor = None
         while True:
-            page = self.list_memories(namespace, page_size, cursor, **filters)
+            page: Any = self.list_memories(namespace, page_size, cursor, **filters)
             yield from (page.memories if self.typed else page["memories"])
             cursor = page.next_cursor if self.typed else page["next_cursor"]
             if not cursor:

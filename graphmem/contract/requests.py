@@ -67,7 +67,7 @@ def build_requests(models: SimpleNamespace, limits: Limits, recipes: tuple[str, 
     class SearchRequest(Body):
         query: text(limits.max_query_chars)  # type: ignore[valid-type]
         namespace: Namespace | None = None
-        k: int_range(1, limits.max_k) | None = None
+        k: int_range(1, limits.max_k) | None = None  # type: ignore[valid-type]
         filters: models.SearchFilters | None = None  # type: ignore[name-defined]
         recipe: Literal[recipes] | None = Field(None, description="A named config.")  # type: ignore
         stages: models.Stages | None = None  # type: ignore[name-defined]
@@ -200,7 +200,7 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         namespace: Namespace | None = Field(None, description="Namespace (default: the key's only one).")
 
     class ListArgs(NamespaceArgs):
-        limit: int_range(1, lim.max_list_limit) = 50
+        limit: int_range(1, lim.max_list_limit) = 50  # type: ignore[valid-type]
         cursor: Annotated[str, Field(pattern=CURSOR_PATTERN, max_length=64 + lim.max_id_chars,
                                      description="`next_cursor` of the previous page.")] | None = None
         tags: Annotated[list[QTag], Field(max_length=lim.max_filter_values,  # type: ignore[valid-type]
@@ -217,15 +217,15 @@ def limit_models(limits: Limits) -> SimpleNamespace:
     class NeighborsArgs(NamespaceArgs):
         types: list[EdgeType] = Field([], description="Edge types (default: all).")
         min_weight: Health = 0.0
-        limit: int_range(1, lim.max_neighbors_limit) = 50
+        limit: int_range(1, lim.max_neighbors_limit) = 50  # type: ignore[valid-type]
 
     class GraphArgs(NamespaceArgs):
         """Seeds are the ids plus the query's top k results; neither gives an empty graph."""
 
         ids: Annotated[list[Id], Field(max_length=lim.max_graph_ids)] = []  # type: ignore[valid-type]
         query: text(lim.max_query_chars) | None = None  # type: ignore[valid-type]
-        k: int_range(1, lim.max_k) = 10
-        hops: int_range(0, lim.max_graph_hops) = 1
+        k: int_range(1, lim.max_k) = 10  # type: ignore[valid-type]
+        hops: int_range(0, lim.max_graph_hops) = 1  # type: ignore[valid-type]
 
     return SimpleNamespace(**{name: value for name, value in locals().items()
                               if isinstance(value, type) and issubclass(value, Body | QueryArgs)})
