@@ -55,9 +55,10 @@ def require_neo4j() -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def open_store(**kwargs):
-    """A ``Neo4jStore`` on the test server (credentials and database from the environment)."""
+def open_store(uri: str | None = None, **kwargs):
+    """A ``Neo4jStore`` on the test server (credentials and database from the environment);
+    ``uri`` replaces the URI (e.g. the same server under the routing ``neo4j://`` scheme)."""
     from graphmem.stores.neo4j import Neo4jStore
 
     user, password = neo4j_auth() or ("neo4j", "")
-    return Neo4jStore(require_neo4j(), user, password, neo4j_database() or "neo4j", **kwargs)
+    return Neo4jStore(uri or require_neo4j(), user, password, neo4j_database() or "neo4j", **kwargs)

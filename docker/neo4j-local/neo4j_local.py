@@ -187,6 +187,12 @@ def env_line(state: dict[str, str], plain: bool = False) -> str:
     return f"{'' if plain else 'export '}GRAPHMEM_NEO4J_URI={state['uri']}"
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def port_free(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) != 0
@@ -213,6 +219,8 @@ def start(paths: Paths, data: str | None, port: str, fresh: bool) -> int:
         paths.state.unlink(missing_ok=True)
         if port == "default":   # graphmem's default neo4j_uri when free, else any free port
             port = "7687" if port_free(7687) else "auto"
+        if port == "auto":      # chosen here so the server can advertise it in routing tables
+            port = str(free_port())
         jdk = find_jdk()
         classpath = build(paths, jdk)
         if fresh and data_dir.exists():

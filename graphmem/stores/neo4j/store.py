@@ -117,13 +117,17 @@ class Neo4jStore:
                 notifications_min_severity="OFF")
         except (ConfigurationError, ValueError) as exc:
             raise StoreConfigError(f"invalid Neo4j URI {uri!r}: {exc}", field="store.neo4j_uri") from exc
+        # Causal consistency within this process: every session waits for the bookmarks of the
+        # process's earlier transactions, so on a cluster a read after a write sees the write
+        # (README: Clusters and Aura). Other processes do not share them.
+        self._bookmarks = GraphDatabase.bookmark_manager()
 
     # -- plumbing ----------------------------------------------------------------------
     def _execute(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
         return self.breaker.call(lambda: self._execute_once(write, work))
 
     def _attempt(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
-        with self._driver.session(database=self.database) as session:
+        with self._driver.session(database=self.database, bookmark_manager=self._bookmarks) as session:
             return session.execute_write(work) if write else session.execute_read(work)
 
     def _execute_once(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
@@ -323,7 +327,7 @@ class Neo4jStore:
 
     def _auto_commit_once(self, name: str, params: dict[str, Any]) -> None:
         try:
-            with self._driver.session(database=self.database) as session:
+            with self._driver.session(database=self.database, bookmark_manager=self._bookmarks) as session:
                 session.run(Q.load(name), params).consume()
         except (ServiceUnavailable, SessionExpired, ConnectionPoolError) as exc:
             raise StoreUnavailable(f"Neo4j at {self.uri} is unavailable: {exc}", field="store") from exc

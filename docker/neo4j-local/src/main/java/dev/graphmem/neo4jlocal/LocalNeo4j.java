@@ -34,7 +34,8 @@ import org.neo4j.logging.log4j.Log4jLogProvider;
  * </pre>
  *
  * <p>Environment fallbacks: NEO4J_LOCAL_DATA, NEO4J_LOCAL_PORT, NEO4J_LOCAL_STATE, NEO4J_LOCAL_CONF,
- * NEO4J_LOCAL_HOST. Port 0 or "auto" binds a free port; the bound port is written to the state file
+ * NEO4J_LOCAL_HOST. Port 0 or "auto" binds a free port (routing tables then advertise port 0: the
+ * launcher picks a free port itself and passes it); the bound port is written to the state file
  * (key=value lines: pid, port, uri, data, neo4j_version, java_version) once the default database
  * answers Cypher. The process then blocks until SIGTERM/SIGINT; a shutdown hook shuts the DBMS down
  * cleanly and removes the state file.
@@ -108,6 +109,8 @@ public final class LocalNeo4j {
                 .loadPropertiesFromFile(conf)
                 .setConfig(BoltConnector.enabled, true)
                 .setConfig(BoltConnector.listen_address, new SocketAddress(host, port))
+                // What routing tables (neo4j:// URIs) hand out: this server's real port, not 7687.
+                .setConfig(BoltConnector.advertised_address, new SocketAddress(host, port))
                 .setUserLogProvider(new Log4jLogProvider(System.out))
                 .build();
 
