@@ -33,16 +33,17 @@ from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
 
 
 class ChunkTimer:
-    """Wraps an engine: records (memories in the store before, seconds) per ``add_batch`` call."""
+    """Wraps an engine: records (memories in the store before, seconds) per chunk written
+    (``add_prepared``: linking and writing; with overlap the embedding runs beside it)."""
 
     def __init__(self, engine: Graphmem) -> None:
         self.engine, self.settings, self.chunks, self.held = engine, engine.settings, [], 0
 
-    def add_batch(self, items, namespace="default", progress=None):
+    def add_prepared(self, prepared, progress=None):
         t0 = time.perf_counter()
-        out = self.engine.add_batch(items, namespace, progress)
-        self.chunks.append((self.held, len(items), time.perf_counter() - t0))
-        self.held += len(items)
+        out = self.engine.add_prepared(prepared, progress)
+        self.chunks.append((self.held, len(out), time.perf_counter() - t0))
+        self.held += len(out)
         return out
 
     def __getattr__(self, name):
@@ -54,9 +55,11 @@ def write_jsonl(path: Path, corpus: list[dict]) -> Path:
     return path
 
 
-def import_once(tmp: Path, embedder, path: Path, batch_size: int, tag: str) -> tuple[float, ChunkTimer]:
+def import_once(tmp: Path, embedder, path: Path, batch_size: int, tag: str,
+                overlap: bool = True) -> tuple[float, ChunkTimer]:
     data = tmp / f"store-{tag}"
-    settings = load_settings(overrides={"store": {"data_dir": str(data)}}, use_env=False)
+    settings = load_settings(overrides={"store": {"data_dir": str(data)}, "ingest": {"import_overlap": overlap}},
+                             use_env=False)
     engine = ChunkTimer(Graphmem(settings, SQLiteStore(data), embedder))
     t0 = time.perf_counter()
     summary = bulk.import_jsonl(engine, path, namespace="bench", batch_size=batch_size)
@@ -101,12 +104,15 @@ def main() -> None:
             live.embed_documents([m["content"] for m in live_corpus])
             embed_s = time.perf_counter() - t0
             live_s, _ = import_once(tmp, live, live_path, args.batch_size, f"live-{r}")
+            serial_s, _ = import_once(tmp, live, live_path, args.batch_size, f"serial-{r}", overlap=False)
             end = args.n - max(args.flat_at, args.n // 10)
             at_lo = per_memory_ms(timer.chunks, args.flat_at, 2 * args.flat_at)
             at_hi = per_memory_ms(timer.chunks, end, args.n)
             runs.append({"cached_per_s": args.n / seconds, "embedder_docs_per_s": args.live_n / embed_s,
                          "live_import_per_s": args.live_n / live_s,
                          "live_vs_embedder": (args.live_n / live_s) / (args.live_n / embed_s),
+                         "live_no_overlap_per_s": args.live_n / serial_s,
+                         "live_no_overlap_vs_embedder": embed_s / serial_s,
                          "insert_ms_at_flat_at": at_lo, "insert_ms_at_end": at_hi,
                          "insert_cost_ratio_end_vs_flat_at": at_hi / at_lo})
             print(json.dumps({"repeat": r, **{k: round(v, 3) for k, v in runs[-1].items()}}), flush=True)
@@ -116,8 +122,9 @@ def main() -> None:
                                        "high": [args.n - max(args.flat_at, args.n // 10), args.n]}
         report["loadavg_at_end"] = [round(x, 2) for x in __import__("os").getloadavg()]
         report["note"] = ("cached_per_s: whole import_jsonl with every embedding a cache hit; live_vs_embedder: "
-                          "import rate with live embedding over embedder.embed_documents on the same texts, "
-                          "same repeat; median ratio is the robust figure on a loaded machine")
+                          "import rate with live embedding (ingest.import_overlap on) over embed_documents on "
+                          "the same texts, same repeat; live_no_overlap_*: the same with import_overlap off; "
+                          "the median ratio is the robust figure on a loaded machine")
         report["median_live_vs_embedder"] = round(statistics.median(r["live_vs_embedder"] for r in runs), 3)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
