@@ -105,7 +105,7 @@ class BatchView:
 
     def edges_of(self, namespace: str, ids: list[str], types: list[str] | None = None,
                  with_reasons: bool = True) -> list[Edge]:
-        keys = sorted({k for i in ids for k in self.by_node.get(i, ())})
+        keys = {k for i in ids for k in self.by_node.get(i, ())}   # order is free: linking groups by node
         return [self.edges[k] for k in keys if types is None or k[2] in types]
 
     # -- planned writes ----------------------------------------------------------------------

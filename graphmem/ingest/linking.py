@@ -7,6 +7,7 @@ of one type. The strongest edges win; ties break on ids so both stores agree.
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 
@@ -105,20 +106,50 @@ def _strength_key(edge: Edge) -> tuple[float, str, str]:
     return (-edge.weight, edge.a, edge.b)
 
 
+def _weight_keys(mem: Memory, others: list[Memory], tag_df: dict[str, int],
+                 cfg: EdgeSettings) -> dict[str, list[tuple[tuple[float, str, str], Memory]]]:
+    """Each type's qualifying candidates with the sort key their edge would have (the weight
+    ``Edge.make`` rounds to), computed without building edges or reasons: most candidates lose."""
+    tags, terms = set(mem.tags), set(mem.term_counts)
+    rarity = {t: tag_rarity(tag_df.get(t, 1)) for t in tags}
+    keyed: dict[str, list[tuple[tuple[float, str, str], Memory]]] = {t: [] for t in LINK_TYPES}
+
+    def put(edge_type: str, weight: float, other: Memory) -> None:
+        a, b = (mem.id, other.id) if mem.id < other.id else (other.id, mem.id)
+        keyed[edge_type].append(((-round(float(weight), 6), a, b), other))
+
+    for other in others:
+        shared = sorted(tags.intersection(other.tags))
+        if shared:
+            total = sum(rarity[t] for t in shared)
+            if total > cfg.min_shared_tag_rarity:
+                put("SHARES_TAG", cfg.shares_tag_weight * min(1.0, total / cfg.tag_full_strength), other)
+        if mem.category and mem.category == other.category:
+            put("SAME_CATEGORY", same_category_weight(max(0.0, _cosine(mem.embedding, other.embedding)), cfg),
+                other)
+        weight = overlaps_weight(len(terms.intersection(other.term_counts)), cfg)
+        if weight is not None:
+            put("OVERLAPS", weight, other)
+    return keyed
+
+
 def propose_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
                   cfg: EdgeSettings) -> dict[str, list[Edge]]:
-    """The strongest ``K`` edges of each type from ``mem`` to its candidates (no caps of others yet)."""
+    """The strongest ``K`` edges of each type from ``mem`` to its candidates (no caps of others yet).
+    Candidates are ranked by weight first and only the ``K`` winners become edges (the same
+    edges, in the same order, as building every edge and sorting them)."""
     others = [c for c in candidates if c.id != mem.id and c.namespace == mem.namespace]
     builders = {
         "SHARES_TAG": lambda o: shares_tag_edge(mem, o, tag_df, cfg),
         "SAME_CATEGORY": lambda o: same_category_edge(mem, o, cfg),
         "OVERLAPS": lambda o: overlaps_edge(mem, o, cfg),
     }
+    keyed = _weight_keys(mem, others, tag_df, cfg)
     proposals: dict[str, list[Edge]] = {}
     for edge_type in LINK_TYPES:
-        cap = cfg.max_degree(edge_type)
-        found = [e for e in (builders[edge_type](o) for o in others) if e is not None]
-        proposals[edge_type] = sorted(found, key=_strength_key)[:max(cap, 0)]
+        winners = heapq.nsmallest(max(cfg.max_degree(edge_type), 0), keyed[edge_type], key=lambda kv: kv[0])
+        built = [builders[edge_type](o) for _, o in winners]
+        proposals[edge_type] = [e for e in built if e is not None]
     return proposals
 
 

@@ -226,33 +226,50 @@ class SQLiteStore:
         with self._write() as db:
             integrity.recount(db, namespace)
     # -- writes ------------------------------------------------------------------------
-    def _adjust_counts(self, db, namespace: str, counts: dict[str, int], tags: list[str],
-                       category: str | None, sign: int) -> None:
-        """Keep term document frequencies, label counts and namespace totals in step with a
-        memory being added (+1) or removed (-1); touches only that memory's own rows."""
+    @staticmethod
+    def _add_counts(db, memories: list[Memory]) -> None:
+        """Term document frequencies, label counts and namespace totals for memories being added,
+        summed over the whole batch first: one upsert per distinct term or label, not per memory."""
+        terms: Counter[tuple[str, str]] = Counter()
+        labels: Counter[tuple[str, str, str]] = Counter()
+        totals: dict[str, list[int]] = {}
+        for mem in memories:
+            terms.update((mem.namespace, t) for t in mem.term_counts)
+            labels.update((mem.namespace, "tag", t) for t in mem.tags)
+            if mem.category:
+                labels[(mem.namespace, "category", mem.category)] += 1
+            total = totals.setdefault(mem.namespace, [0, 0])
+            total[0] += 1
+            total[1] += sum(mem.term_counts.values())
+        db.executemany("INSERT INTO term_df VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET df = df + excluded.df",
+                       [(*key, n) for key, n in terms.items()])
+        db.executemany("INSERT INTO label_counts VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n",
+                       [(*key, n) for key, n in labels.items()])
+        db.executemany("INSERT INTO namespace_stats VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET "
+                       "n_docs = n_docs + excluded.n_docs, total_length = total_length + excluded.total_length",
+                       [(ns, n, length) for ns, (n, length) in totals.items()])
+
+    @staticmethod
+    def _subtract_counts(db, namespace: str, counts: dict[str, int], tags: list[str],
+                         category: str | None) -> None:
+        """The counts of a memory being removed; touches only that memory's own rows."""
         terms = [(namespace, t) for t in counts]
         labels = [(namespace, "tag", t) for t in tags] + ([(namespace, "category", category)] if category else [])
-        if sign > 0:
-            db.executemany("INSERT INTO term_df VALUES (?, ?, 1) ON CONFLICT DO UPDATE SET df = df + 1", terms)
-            db.executemany("INSERT INTO label_counts VALUES (?, ?, ?, 1) ON CONFLICT DO UPDATE SET n = n + 1",
-                           labels)
-        else:
-            db.executemany("UPDATE term_df SET df = df - 1 WHERE namespace = ? AND term = ?", terms)
-            db.executemany("DELETE FROM term_df WHERE namespace = ? AND term = ? AND df <= 0", terms)
-            db.executemany("UPDATE label_counts SET n = n - 1 WHERE namespace = ? AND kind = ? AND label = ?",
-                           labels)
-            db.executemany("DELETE FROM label_counts WHERE namespace = ? AND kind = ? AND label = ? AND n <= 0",
-                           labels)
-        db.execute("INSERT INTO namespace_stats VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET "
+        db.executemany("UPDATE term_df SET df = df - 1 WHERE namespace = ? AND term = ?", terms)
+        db.executemany("DELETE FROM term_df WHERE namespace = ? AND term = ? AND df <= 0", terms)
+        db.executemany("UPDATE label_counts SET n = n - 1 WHERE namespace = ? AND kind = ? AND label = ?", labels)
+        db.executemany("DELETE FROM label_counts WHERE namespace = ? AND kind = ? AND label = ? AND n <= 0",
+                       labels)
+        db.execute("INSERT INTO namespace_stats VALUES (?, -1, ?) ON CONFLICT DO UPDATE SET "
                    "n_docs = n_docs + excluded.n_docs, total_length = total_length + excluded.total_length",
-                   (namespace, sign, sign * sum(counts.values())))
+                   (namespace, -sum(counts.values())))
 
     def _remove_row(self, db, namespace: str, memory_id: str) -> bool:
         row = db.execute("SELECT rowid, term_counts_json, tags_json, category FROM memories "
                          "WHERE namespace = ? AND id = ?", (namespace, memory_id)).fetchone()
         if row is None:
             return False
-        self._adjust_counts(db, namespace, loads(row[1]), loads(row[2]), row[3], -1)
+        self._subtract_counts(db, namespace, loads(row[1]), loads(row[2]), row[3])
         db.execute("DELETE FROM memory_fts WHERE rowid = ?", (row[0],))
         db.execute("DELETE FROM memory_tags WHERE namespace = ? AND memory_id = ?", (namespace, memory_id))
         db.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
@@ -293,7 +310,14 @@ class SQLiteStore:
                                       f"holds {self.dim}-dim vectors", field="embedding")
         with self._write_lock:   # commit and cache update in one critical section: applied in commit order
             with self._write() as db:
-                seqs = [self._write_row(db, mem, replace_edges) for mem in memories]
+                if len({(m.namespace, m.id) for m in memories}) == len(memories):
+                    seqs = [self._write_row(db, mem, replace_edges) for mem in memories]
+                    self._add_counts(db, memories)
+                else:                   # one id twice: each row's counts before the next replaces it
+                    seqs = []
+                    for mem in memories:
+                        seqs.append(self._write_row(db, mem, replace_edges))
+                        self._add_counts(db, [mem])
                 self._apply_edges(db, add_edges, remove_edges)
             for mem, seq in zip(memories, seqs, strict=True):
                 self._apply_vector(mem.namespace, mem.id, mem.embedding, seq)
@@ -315,7 +339,6 @@ class SQLiteStore:
                    (cur.lastrowid, full_text_terms(mem.term_counts), mem.namespace))
         db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
                        [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
-        self._adjust_counts(db, mem.namespace, mem.term_counts, mem.tags, mem.category, +1)
         return vector_log.record(db, mem.namespace, mem.id, self.vector_log_keep)
 
     def _apply_vector(self, namespace: str, memory_id: str, embedding, seq: int) -> None:
