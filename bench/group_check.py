@@ -44,8 +44,8 @@ def main() -> None:
             n = next(r for r in out["trace"]["stages"] if r["stage"] == "rank").get("copies_grouped", 0)
             grouped += n
             with_groups += bool(n)
-            if n and len(examples) < 5:
-                lead = next(r for r in out["results"] if r["why"].get("near_duplicates_merged"))
+            lead = next((r for r in out["results"] if r["why"].get("near_duplicates_merged")), None)
+            if n and lead is not None and len(examples) < 5:     # groups below the top k are not shown
                 examples.append({"query": q["text"], "leader": lead["id"],
                                  "grouped": lead["why"]["near_duplicates_merged"]})
         engine.close()
