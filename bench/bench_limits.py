@@ -60,6 +60,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=10)
     ap.add_argument("--out", default="bench/results/limits.json")
     args = ap.parse_args()
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     embedder = load_embedder()
     with tempfile.TemporaryDirectory() as tmp:
         engines = {}
@@ -97,8 +98,7 @@ def main() -> None:
     base = statistics.median(times["default_search"])
     out = {
         "command": "python bench/bench_limits.py " + " ".join(sys.argv[1:]),
-        "commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                 cwd=ROOT).stdout.strip(),
+        "commit": commit,
         "memories": args.n, "rounds": args.rounds, "queries": args.queries,
         "note": "Timings include query embedding; one process, cases interleaved per query; the machine is shared "
                 "with other jobs (2 cores), so read medians with their spread.",
