@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -75,6 +76,21 @@ def per_memory_ms(chunks, lo: int, hi: int) -> float:
     return 1000 * sum(s for _, s in picked) / max(1, sum(n for n, _ in picked))
 
 
+def save(out: str, report: dict, runs: list[dict]) -> None:
+    report["completed_repeats"] = len(runs)
+    report["runs"] = [{k: round(v, 3) for k, v in run.items()} for run in runs]
+    report["summary"] = summarize_runs(runs)
+    report["median_live_vs_embedder"] = round(statistics.median(r["live_vs_embedder"] for r in runs), 3)
+    report["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    report["note"] = ("cached_per_s: whole import_jsonl with every embedding a cache hit; live_vs_embedder: "
+                      "import rate with live embedding (ingest.import_overlap on) over embed_documents on "
+                      "the same texts, same repeat; live_no_overlap_*: the same with import_overlap off; "
+                      "insert_ms_*: link+write per memory at about flat_at and near n; "
+                      "the median ratio is the robust figure on a loaded machine")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(report, indent=2) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=10000)
@@ -87,7 +103,9 @@ def main() -> None:
     ensure_model()
     tmp = Path(tempfile.mkdtemp(prefix="graphmem-ingest-"))
     report = {"facts": run_facts(), "n": args.n, "live_n": args.live_n, "repeat": args.repeat,
-              "batch_size": args.batch_size, "store": "sqlite", "path": "graphmem.ingest.bulk.import_jsonl"}
+              "batch_size": args.batch_size, "store": "sqlite", "path": "graphmem.ingest.bulk.import_jsonl",
+              "insert_cost_sizes": {"low": [args.flat_at, 2 * args.flat_at],
+                                    "high": [args.n - max(args.flat_at, args.n // 10), args.n]}}
     try:
         live = load_embedder()
         corpus = make_memories(args.n)
@@ -116,20 +134,9 @@ def main() -> None:
                          "insert_ms_at_flat_at": at_lo, "insert_ms_at_end": at_hi,
                          "insert_cost_ratio_end_vs_flat_at": at_hi / at_lo})
             print(json.dumps({"repeat": r, **{k: round(v, 3) for k, v in runs[-1].items()}}), flush=True)
-        report["runs"] = [{k: round(v, 3) for k, v in run.items()} for run in runs]
-        report["summary"] = summarize_runs(runs)
-        report["insert_cost_sizes"] = {"low": [args.flat_at, 2 * args.flat_at],
-                                       "high": [args.n - max(args.flat_at, args.n // 10), args.n]}
-        report["loadavg_at_end"] = [round(x, 2) for x in __import__("os").getloadavg()]
-        report["note"] = ("cached_per_s: whole import_jsonl with every embedding a cache hit; live_vs_embedder: "
-                          "import rate with live embedding (ingest.import_overlap on) over embed_documents on "
-                          "the same texts, same repeat; live_no_overlap_*: the same with import_overlap off; "
-                          "the median ratio is the robust figure on a loaded machine")
-        report["median_live_vs_embedder"] = round(statistics.median(r["live_vs_embedder"] for r in runs), 3)
+            save(args.out, report, runs)                # after each repeat: a cut-short run keeps its repeats
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report["summary"], indent=2))
 
 
