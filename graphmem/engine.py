@@ -123,8 +123,9 @@ class Graphmem:
     def list_memories(self, namespace: str, filters: MemoryFilter, limit: int = 50,
              cursor: str | None = None) -> tuple[list[Memory], str | None]:
         validate_namespace(namespace)
-        if not 1 <= limit <= 500:
-            raise ValidationError("limit must be between 1 and 500", field="limit")
+        top = self.settings.limits.max_list_limit
+        if not 1 <= limit <= top:
+            raise ValidationError(f"limit must be between 1 and {top} (limits.max_list_limit)", field="limit")
         rows = self.store.list_memories(namespace, filters, limit + 1, decode_cursor(cursor), self.clock())
         page = rows[:limit]
         nxt = encode_cursor(page[-1].created_at, page[-1].id) if len(rows) > limit else None
@@ -166,8 +167,10 @@ class Graphmem:
     def neighbors(self, namespace: str, memory_id: str, types: list[str] | None = None,
                   min_weight: float = 0.0, limit: int = 50) -> dict[str, Any]:
         mem = self.get(namespace, memory_id)
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 500:
-            raise ValidationError("limit must be an integer between 1 and 500", field="limit")
+        top = self.settings.limits.max_neighbors_limit
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
+            raise ValidationError(f"limit must be an integer between 1 and {top} (limits.max_neighbors_limit)",
+                                  field="limit")
         types = types or list(EDGE_TYPES)
         bad = [t for t in types if t not in EDGE_TYPES]
         if bad:
