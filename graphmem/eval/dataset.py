@@ -53,12 +53,19 @@ class EvalDataset:
 
 
 def locomo_dir(repo_root: Path | None = None) -> Path:
-    """``$GRAPHMEM_LOCOMO_DIR`` else ``<repo>/../shared/datasets/locomo-dev`` (read in place:
-    the dataset has no licence to redistribute, so it is never copied into the repo)."""
+    """``$GRAPHMEM_LOCOMO_DIR``, else the nearest ``shared/datasets/locomo-dev`` beside the repo or
+    beside one of its parent folders (``<repo>/../shared/...`` in the usual layout; a clone kept
+    one level deeper still finds it). Read in place: the dataset has no licence to redistribute,
+    so it is never copied into the repo. When none exists, the usual ``<repo>/../shared`` path is
+    returned so that messages name it."""
     if os.environ.get(LOCOMO_ENV):
         return Path(os.environ[LOCOMO_ENV]).expanduser()
-    root = repo_root or Path(__file__).resolve().parents[2]
-    return (root / ".." / "shared" / "datasets" / "locomo-dev").resolve()
+    root = (repo_root or Path(__file__).resolve().parents[2]).resolve()
+    relative = Path("shared") / "datasets" / "locomo-dev"
+    for folder in root.parents:
+        if (folder / relative / "memories.jsonl").is_file():
+            return folder / relative
+    return root.parent / relative
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:

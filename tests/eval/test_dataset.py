@@ -66,3 +66,18 @@ def test_locomo_dir_honours_env(monkeypatch, tmp_path: Path) -> None:
     assert locomo_dir() == tmp_path
     monkeypatch.delenv("GRAPHMEM_LOCOMO_DIR")
     assert locomo_dir().parts[-3:] == ("shared", "datasets", "locomo-dev")
+
+
+def test_locomo_dir_found_beside_a_parent_folder(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("GRAPHMEM_LOCOMO_DIR", raising=False)
+    data = tmp_path / "shared" / "datasets" / "locomo-dev"
+    data.mkdir(parents=True)
+    repo = tmp_path / "ci" / "clone"
+    repo.mkdir(parents=True)
+    assert locomo_dir(repo) == tmp_path / "ci" / "shared" / "datasets" / "locomo-dev"   # not there yet
+    (data / "memories.jsonl").write_text("")
+    assert locomo_dir(repo) == data                       # two levels up
+    nearer = tmp_path / "ci" / "shared" / "datasets" / "locomo-dev"
+    nearer.mkdir(parents=True)
+    (nearer / "memories.jsonl").write_text("")
+    assert locomo_dir(repo) == nearer                     # the nearest wins
