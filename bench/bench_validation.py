@@ -35,7 +35,7 @@ COMMON = """
 import json, sys, tempfile, time
 from flask import g
 from graphmem.api import create_app
-from graphmem.api.auth import Principal
+from graphmem.auth import Principal
 from graphmem.config import load_settings
 from graphmem.retrieval.request import build_search_config, parse_filters, parse_k
 

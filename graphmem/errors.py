@@ -39,6 +39,25 @@ class ConflictError(GraphmemError):
     status = 409
 
 
+class AuthError(GraphmemError):
+    """No key, or a key the keyring does not hold (HTTP 401; ``headers`` carries WWW-Authenticate)."""
+
+    code = "unauthorized"
+    status = 401
+
+    def __init__(self, message: str, field: str | None = None, code: str | None = None,
+                 headers: dict[str, str] | None = None):
+        super().__init__(message, field=field, code=code)
+        self.headers = headers or {}
+
+
+class ForbiddenError(GraphmemError):
+    """A valid key asked for something it may not use, e.g. another namespace (HTTP 403)."""
+
+    code = "forbidden"
+    status = 403
+
+
 class TooLargeError(GraphmemError):
     code = "too_large"
     status = 413

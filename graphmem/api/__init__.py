@@ -21,10 +21,10 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import PathConverter
 
 from graphmem.api import routes_memories, routes_ops, routes_search
-from graphmem.api.auth import Keyring
 from graphmem.api.errors import register_error_handlers
 from graphmem.api.metrics import ApiMetrics
 from graphmem.api.openapi import build_spec
+from graphmem.auth import Keyring
 from graphmem.config import Settings
 from graphmem.engine import Graphmem
 

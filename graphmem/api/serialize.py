@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from flask import current_app, g
 
-from graphmem.api.auth import Principal
+from graphmem.auth import Principal
 from graphmem.engine import Graphmem
 
 

@@ -24,7 +24,7 @@ def mcp(cli: CliContext, namespace: str | None, use_http: bool, host: str | None
     """Run graphmem as an MCP server for agents (Claude Code, Claude Desktop, Cursor, ...)."""
     import anyio
 
-    from graphmem.api.auth import Keyring
+    from graphmem.auth import Keyring
     from graphmem.ingest.validate import validate_namespace
     from graphmem.mcp.server import GraphmemMcp
 

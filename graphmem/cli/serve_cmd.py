@@ -125,7 +125,7 @@ def serve(cli: CliContext, host: str | None, port: int | None, threads: int | No
           shutdown_timeout: float) -> None:
     """Run the HTTP API (waitress). Without API keys it binds to loopback only."""
     from graphmem.api import create_app
-    from graphmem.api.auth import Keyring
+    from graphmem.auth import Keyring
 
     configure_logging()
     settings = cli.settings()

@@ -14,8 +14,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from graphmem.api.auth import Keyring
-from graphmem.api.errors import ApiError
+from graphmem.auth import Keyring
+from graphmem.errors import AuthError
 from graphmem.mcp.server import GraphmemMcp, error_body
 
 log = logging.getLogger("graphmem.mcp")
@@ -34,7 +34,7 @@ class KeyAuth:
         if scope["type"] == "http" and self.keyring:
             try:
                 self.keyring.authenticate(Request(scope))
-            except ApiError as exc:
+            except AuthError as exc:
                 response = JSONResponse(error_body(exc), status_code=exc.status, headers=exc.headers)
                 await response(scope, receive, send)
                 return

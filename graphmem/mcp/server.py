@@ -19,7 +19,7 @@ import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
 
-from graphmem.api.auth import OPEN, Keyring, Principal
+from graphmem.auth import OPEN, Keyring, Principal
 from graphmem.contract import contract, validate
 from graphmem.engine import Graphmem
 from graphmem.errors import GraphmemError, ValidationError

@@ -8,7 +8,7 @@ import pytest
 from api_helpers import KEY_A, KEY_AB, KEY_B, auth, sha
 
 from graphmem.api import create_app
-from graphmem.api.auth import parse_env_keys
+from graphmem.auth import parse_env_keys
 from graphmem.errors import ConfigError
 
 SECRET_B = "Project Nightingale launches on the ninth of March with the Falcon rollout"

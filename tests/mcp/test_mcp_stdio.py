@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from mcp_helpers import BILLING_QUERY, FIXTURE, ROOT, stdio_client
 
 from graphmem.api import create_app
-from graphmem.api.auth import Keyring
+from graphmem.auth import Keyring
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.ingest.bulk import import_jsonl

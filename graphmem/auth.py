@@ -1,4 +1,4 @@
-"""API keys and namespace authorisation.
+"""API keys and namespace authorisation (shared by the HTTP API and MCP; no Flask here).
 
 A key maps to the namespaces it may read and write; only SHA-256 digests are held in
 memory and compared with ``hmac.compare_digest``. Namespaces are the tenancy boundary:
@@ -16,9 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from graphmem.api.errors import ApiError
 from graphmem.config import Settings
-from graphmem.errors import ConfigError, ValidationError
+from graphmem.errors import AuthError, ConfigError, ForbiddenError, ValidationError
 from graphmem.ingest.validate import validate_namespace
 
 ENV_VAR = "GRAPHMEM_API_KEYS"
@@ -29,13 +28,12 @@ DEFAULT_NAMESPACE = "default"
 def hash_key(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
-
-
 class HasHeaders(Protocol):
     """A request as authentication sees it: Flask's (the API) or Starlette's (MCP over HTTP)."""
 
     @property
     def headers(self) -> Any: ...
+
 
 @dataclass(frozen=True)
 class ApiKey:
@@ -65,7 +63,7 @@ class Principal:
                                   + ", ".join(self.namespaces) + ")", field=field)
         ns = validate_namespace(requested, field)
         if not self.may_use(ns):
-            raise ApiError(403, "forbidden_namespace", f"this key may not use namespace {ns!r}", field)
+            raise ForbiddenError(f"this key may not use namespace {ns!r}", field, code="forbidden_namespace")
         return ns
 
 
@@ -98,16 +96,16 @@ class Keyring:
             return OPEN
         presented = presented_key(request)
         if presented is None:
-            raise ApiError(401, "unauthorized", "an API key is required: send 'Authorization: Bearer <key>' "
-                           "or 'X-API-Key: <key>'", headers={"WWW-Authenticate": 'Bearer realm="graphmem"'})
+            raise AuthError("an API key is required: send 'Authorization: Bearer <key>' "
+                            "or 'X-API-Key: <key>'", headers={"WWW-Authenticate": 'Bearer realm="graphmem"'})
         digest = hash_key(presented)
         match: ApiKey | None = None
         for key in self.keys:       # no early exit: every key is compared
             if hmac.compare_digest(digest, key.sha256):
                 match = key
         if match is None:
-            raise ApiError(401, "invalid_api_key", "the API key is not valid",
-                           headers={"WWW-Authenticate": 'Bearer realm="graphmem", error="invalid_token"'})
+            raise AuthError("the API key is not valid", code="invalid_api_key",
+                            headers={"WWW-Authenticate": 'Bearer realm="graphmem", error="invalid_token"'})
         return Principal(match.name, match.namespaces)
 
 
@@ -116,8 +114,8 @@ def presented_key(request: HasHeaders) -> str | None:
     if header:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            raise ApiError(401, "unauthorized", "Authorization must be 'Bearer <key>'", field=None,
-                           headers={"WWW-Authenticate": 'Bearer realm="graphmem"'})
+            raise AuthError("Authorization must be 'Bearer <key>'",
+                            headers={"WWW-Authenticate": 'Bearer realm="graphmem"'})
         return token.strip()
     key = request.headers.get("X-API-Key", "").strip()
     return key or None
