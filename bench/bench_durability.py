@@ -38,14 +38,14 @@ def one_round(mode: str, corpus: list[dict], embedder, root: Path) -> dict:
     data_dir = root / f"{mode}-{time.monotonic_ns()}"
     settings = load_settings(overrides={"store": {"data_dir": str(data_dir), "sqlite_synchronous": mode}},
                              use_env=False)
-    engine = Graphmem(settings, SQLiteStore(data_dir, mode), embedder)
+    engine = Graphmem(settings, SQLiteStore(data_dir, settings.store), embedder)
     engine_ms = []
     for item in corpus:
         t0 = time.perf_counter()
         engine.add(item)
         engine_ms.append((time.perf_counter() - t0) * 1000)
     stored = [m for batch in engine.store.iter_memories("default") for m in batch]
-    bare = SQLiteStore(root / f"{mode}-bare-{time.monotonic_ns()}", mode)
+    bare = SQLiteStore(root / f"{mode}-bare-{time.monotonic_ns()}", settings.store)
     bare.ensure_schema(embedder.model_id, embedder.dim)
     store_ms = []
     for mem in stored:

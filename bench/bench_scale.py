@@ -175,8 +175,9 @@ def main() -> None:
     queries = make_queries(args.queries)
     with tempfile.TemporaryDirectory(prefix="graphmem-scale-") as tmp:
         path = Path(args.data_dir or tmp)
-        settings = load_settings(overrides={"store": {"data_dir": str(path)}}, use_env=False)
-        store = SQLiteStore(path, synchronous="NORMAL", ann=ann)
+        settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite_synchronous": "NORMAL"}},
+                                 use_env=False)
+        store = SQLiteStore(path, settings.store, ann=ann)
         engine = Graphmem(settings, store, load_embedder())
         loaded = 0
         for size in sorted(int(s) for s in args.sizes.split(",")):

@@ -9,6 +9,7 @@ so a CI run cannot silently pass without Neo4j.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
@@ -55,10 +56,20 @@ def require_neo4j() -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def open_store(uri: str | None = None, **kwargs):
+def store_settings(**over):
+    """defaults.toml's [store] (no environment), with ``over`` replacing keys."""
+    from graphmem.config import load_settings
+
+    return dataclasses.replace(load_settings(use_env=False).store, **over)
+
+
+def open_store(uri: str | None = None, **over):
     """A ``Neo4jStore`` on the test server (credentials and database from the environment);
-    ``uri`` replaces the URI (e.g. the same server under the routing ``neo4j://`` scheme)."""
+    ``uri`` replaces the URI (e.g. the same server under the routing ``neo4j://`` scheme), ``over``
+    replaces [store] keys (``neo4j_*``)."""
     from graphmem.stores.neo4j import Neo4jStore
 
     user, password = neo4j_auth() or ("neo4j", "")
-    return Neo4jStore(uri or require_neo4j(), user, password, neo4j_database() or "neo4j", **kwargs)
+    over = {"neo4j_uri": uri or require_neo4j(), "neo4j_user": user, "neo4j_password": password,
+            "neo4j_database": neo4j_database() or "neo4j", **over}
+    return Neo4jStore(store_settings(**over))

@@ -8,15 +8,22 @@ rendered the same way so clients need exactly one error parser.
 from __future__ import annotations
 
 import logging
+import math
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, current_app, jsonify
 from werkzeug.exceptions import HTTPException
 
 from graphmem.errors import GraphmemError, StoreUnavailable
 
 log = logging.getLogger("graphmem.api")
 
-RETRY_AFTER_SECONDS = 5
+
+
+def retry_after_seconds() -> int:
+    """Retry-After when the store gave no hint: the breaker's cooldown (store.neo4j_breaker_cooldown),
+    after which the breaker lets a probe through, so an earlier retry would be refused anyway."""
+    cooldown = current_app.extensions["graphmem"].engine.settings.store.neo4j_breaker_cooldown
+    return max(1, math.ceil(cooldown))
 
 # Stable machine codes for the HTTP statuses Werkzeug raises itself.
 HTTP_CODES = {
@@ -56,7 +63,7 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
 def _graphmem_error(exc: GraphmemError) -> Response:
     headers = dict(getattr(exc, "headers", {}) or {})
     if isinstance(exc, StoreUnavailable):
-        headers.setdefault("Retry-After", str(exc.retry_after or RETRY_AFTER_SECONDS))
+        headers.setdefault("Retry-After", str(exc.retry_after or retry_after_seconds()))
     status = exc.status if 400 <= exc.status < 600 else 500
     if status >= 500 and not isinstance(exc, StoreUnavailable):
         log.error("server error: %s", exc, exc_info=exc)

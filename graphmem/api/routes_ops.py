@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, jsonify, send_from_directory
 
 from graphmem.api.docs import ASSETS, FILES, PAGE
-from graphmem.api.errors import RETRY_AFTER_SECONDS
+from graphmem.api.errors import retry_after_seconds
 from graphmem.api.serialize import engine, principal, query_namespace
 from graphmem.api.validation import operation
 
@@ -50,7 +50,7 @@ def readyz() -> Response:
     resp = jsonify({"error": {"code": "not_ready", "message": f"not ready: {failing}", "field": None},
                     "checks": checks})
     resp.status_code = 503
-    resp.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    resp.headers["Retry-After"] = str(retry_after_seconds())
     return resp
 
 

@@ -8,6 +8,7 @@ import time
 
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
+from tests.neo4j_server import store_settings
 from tests.stores.conftest import DIM, MODEL
 from tests.stores.test_store_contract import mem, unit
 
@@ -64,7 +65,7 @@ def test_search_while_deleting_and_re_adding(tmp_path):
 def test_second_store_on_the_same_file_sees_writes_even_after_the_log_is_pruned(tmp_path):
     """Two stores on one file behave like two processes (own connections, own caches)."""
     reader = SQLiteStore(tmp_path)
-    writer = SQLiteStore(tmp_path, synchronous="NORMAL", vector_log_keep=5)
+    writer = SQLiteStore(tmp_path, store_settings(sqlite_synchronous="NORMAL", sqlite_vector_log_keep=5))
     for store in (reader, writer):
         store.ensure_schema(MODEL, DIM)
     writer.save_memory(mem("ns", "first"), [], [])

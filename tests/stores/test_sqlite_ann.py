@@ -19,6 +19,7 @@ import numpy as np
 
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
+from tests.neo4j_server import store_settings
 from tests.stores.conftest import DIM, MODEL, forced_ann
 from tests.stores.test_store_contract import exact_vector, mem, near, unit
 
@@ -38,7 +39,7 @@ def memories(n: int = N, ns: str = "ns") -> list:
 
 
 def open_store(path: Path, **over) -> SQLiteStore:
-    store = SQLiteStore(path, synchronous="NORMAL", ann=forced_ann(**over))
+    store = SQLiteStore(path, store_settings(sqlite_synchronous="NORMAL"), ann=forced_ann(**over))
     store.ensure_schema(MODEL, DIM)
     return store
 
@@ -122,7 +123,7 @@ def test_index_older_than_the_kept_log_is_rebuilt(tmp_path):
     fill(store, mems)
     store.vector_candidates("ns", unit(3), 10, ANY, "")
     store.close()
-    writer = SQLiteStore(tmp_path, vector_log_keep=5, ann=forced_ann(threshold=10**9))
+    writer = SQLiteStore(tmp_path, store_settings(sqlite_vector_log_keep=5), ann=forced_ann(threshold=10**9))
     writer.ensure_schema(MODEL, DIM)
     for i in range(30):
         writer.save_memory(mem("ns", f"late{i}", embedding=unit(900 + i)), [], [])

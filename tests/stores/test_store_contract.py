@@ -7,7 +7,6 @@ store is checked on its own; ``test_same_writes_same_outputs`` then compares the
 
 from __future__ import annotations
 
-import os
 import random
 import uuid
 import zlib
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, HealthPenalty, Memory, MemoryFilter, StoreStats
 from graphmem.stores.base import MemoryStore
+from tests.neo4j_server import open_store, store_settings
 from tests.stores.conftest import DIM, MODEL
 
 BASE_TIME = datetime(2025, 3, 1, tzinfo=timezone.utc)
@@ -629,7 +629,8 @@ def test_concurrent_writers_keep_term_stats_exact(ctx):
 def test_neo4j_unreachable_server_is_store_unavailable():
     from graphmem.stores.neo4j import Neo4jStore
 
-    store = Neo4jStore("bolt://127.0.0.1:9", connection_timeout=0.5, max_retry_time=0.5)
+    store = Neo4jStore(store_settings(neo4j_uri="bolt://127.0.0.1:9", neo4j_connection_timeout=0.5,
+                                      neo4j_max_retry_time=0.5))
     try:
         assert store.ping() is False
         with pytest.raises(StoreUnavailable) as err:
@@ -642,10 +643,8 @@ def test_neo4j_unreachable_server_is_store_unavailable():
 
 
 def test_neo4j_unknown_database_is_config_error(neo):
-    from graphmem.stores.neo4j import Neo4jStore
 
-    store = Neo4jStore(neo.store.uri, os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j"),
-                       os.environ.get("GRAPHMEM_NEO4J_PASSWORD", ""), database="no-such-db")
+    store = open_store(neo.store.uri, neo4j_database="no-such-db")
     try:
         with pytest.raises(StoreConfigError, match="no-such-db"):
             store.namespaces()

@@ -26,7 +26,7 @@ class CircuitOpen(StoreUnavailable):
 
 
 class Breaker:
-    def __init__(self, name: str, failures: int = 3, cooldown: float = 5.0, clock=time.monotonic):
+    def __init__(self, name: str, failures: int, cooldown: float, clock=time.monotonic):
         self.name = name
         self.failures = max(1, failures)
         self.cooldown = cooldown

@@ -31,6 +31,7 @@ from neo4j.exceptions import (
     TransientError,
 )
 
+from graphmem.config import StoreSettings
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, TermStats, health_bin
 from graphmem.stores.base import check_model, iter_pages
@@ -89,17 +90,16 @@ def _edge_writer(add_edges: list[Edge], remove_edges: list[Edge]) -> Callable[[M
 class Neo4jStore:
     kind = "neo4j"
 
-    def __init__(self, uri: str, user: str = "neo4j", password: str = "", database: str = "neo4j",
-                 *, connection_timeout: float = 1.0, max_retry_time: float = 0.5, acquisition_timeout: float = 2.0,
-                 transient_retry_time: float = 10.0, breaker_failures: int = 3, breaker_cooldown: float = 2.0,
-                 ping_timeout: float = 0.8):
-        """The timeouts bound how long a call waits on a dead database (an attempt is at most
-        ``acquisition_timeout``, retried for ``max_retry_time``); deadlocks are retried for
-        ``transient_retry_time``; the breaker then fails calls at once (``retry.py``, ``breaker.py``)."""
+    def __init__(self, cfg: StoreSettings):
+        """Connection and timeouts from ``cfg`` (the ``neo4j_*`` keys of defaults.toml, the one place
+        they are set). The timeouts bound how long a call waits on a dead database (an attempt is at
+        most ``neo4j_acquisition_timeout``, retried for ``neo4j_max_retry_time``); deadlocks are retried
+        for ``neo4j_transient_retry_time``; the breaker then fails calls at once (``retry.py``, ``breaker.py``)."""
+        uri, user, password, database = cfg.neo4j_uri, cfg.neo4j_user, cfg.neo4j_password, cfg.neo4j_database
         self.uri = uri
-        self.breaker = Breaker(f"Neo4j at {uri}", breaker_failures, breaker_cooldown)
-        self.ping_timeout = ping_timeout
-        self.retry_budgets = (max_retry_time, transient_retry_time)
+        self.breaker = Breaker(f"Neo4j at {uri}", cfg.neo4j_breaker_failures, cfg.neo4j_breaker_cooldown)
+        self.ping_timeout = cfg.neo4j_ping_timeout
+        self.retry_budgets = (cfg.neo4j_max_retry_time, cfg.neo4j_transient_retry_time)
         self._ping: Future | None = None
         self._ping_lock = threading.Lock()
         self.database = database or "neo4j"
@@ -112,8 +112,8 @@ class Neo4jStore:
         self.vector_paths: Counter[str] = Counter()  # "index" / "scan" (observability, tests)
         try:
             self._driver = GraphDatabase.driver(
-                uri, auth=(user, password) if password else None, connection_timeout=connection_timeout,
-                connection_acquisition_timeout=acquisition_timeout, max_transaction_retry_time=0,
+                uri, auth=(user, password) if password else None, connection_timeout=cfg.neo4j_connection_timeout,
+                connection_acquisition_timeout=cfg.neo4j_acquisition_timeout, max_transaction_retry_time=0,
                 notifications_min_severity="OFF")
         except (ConfigurationError, ValueError) as exc:
             raise StoreConfigError(f"invalid Neo4j URI {uri!r}: {exc}", field="store.neo4j_uri") from exc

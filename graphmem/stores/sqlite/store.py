@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphmem.config import load_settings
+from graphmem.config import StoreSettings, load_settings
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.fastjson import loads
 from graphmem.model import (
@@ -83,24 +83,21 @@ def fts_query(namespace: str, terms: list[str]) -> str:
 class SQLiteStore:
     kind = "sqlite"
 
-    def __init__(self, data_dir: str | Path, synchronous: str = "FULL", vector_log_keep: int = 100_000,
-                 ann: AnnSettings | None = None, scan_threads: int | None = None):
-        """``synchronous``: FULL (default) syncs the WAL at every commit, so an acknowledged write
-        survives power loss; NORMAL is faster and can lose the last commits on power loss
-        (never on a process crash). ``vector_log_keep``: change-log rows kept (``vector_log``).
-        ``ann``: when a namespace's vector recall turns approximate; ``scan_threads``: BLAS threads
-        for the exact scan (both default to defaults.toml)."""
+    def __init__(self, data_dir: str | Path, cfg: StoreSettings | None = None, ann: AnnSettings | None = None):
+        """Settings from ``cfg`` (the ``sqlite_*`` keys; None: defaults.toml, the one place they are
+        set). ``sqlite_synchronous``: FULL syncs the WAL at every commit, so an acknowledged write
+        survives power loss; NORMAL is faster and can lose the last commits on power loss (never on a
+        process crash). ``sqlite_vector_log_keep``: change-log rows kept (``vector_log``). ``ann``
+        overrides ``cfg``'s ``sqlite_ann_*`` (when a namespace's vector recall turns approximate)."""
+        cfg = cfg or load_settings(use_env=False).store
+        synchronous = cfg.sqlite_synchronous
         if synchronous.upper() not in SYNCHRONOUS:
             raise StoreConfigError(f"store.sqlite_synchronous must be one of {', '.join(SYNCHRONOUS)}, "
                                    f"not {synchronous!r}", field="store.sqlite_synchronous")
         self.synchronous = synchronous.upper()
-        if ann is None or scan_threads is None:
-            defaults = load_settings(use_env=False).store
-            ann = ann or AnnSettings.from_store(defaults)
-            scan_threads = defaults.sqlite_scan_threads if scan_threads is None else scan_threads
-        self.ann = ann
-        limit_blas_threads(scan_threads)
-        self.vector_log_keep = vector_log_keep
+        self.ann = ann or AnnSettings.from_store(cfg)
+        limit_blas_threads(cfg.sqlite_scan_threads)
+        self.vector_log_keep = cfg.sqlite_vector_log_keep
         self._version_gate = vector_log.VersionGate()
         self.path = Path(data_dir) / "graphmem.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
