@@ -165,6 +165,7 @@ class StoreSettings:
     neo4j_breaker_failures: int
     neo4j_breaker_cooldown: float
     neo4j_ping_timeout: float
+    neo4j_server_info_ttl: float
 
 
 @dataclass(frozen=True)

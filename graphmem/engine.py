@@ -89,6 +89,11 @@ class Graphmem:
             checks["embedder"] = f"error: {exc}"
         return checks
 
+    def server(self, addresses: bool = True, refresh: bool = True) -> dict[str, Any]:
+        """The store's kind, version and topology (``ServerInfo.view``). ``refresh=False`` right
+        after ``ready`` adds no wait: that ping already refreshed a stale copy."""
+        return self.store.server_info(refresh).view(addresses)
+
     # -- memories ---------------------------------------------------------------------------
     def add(self, data: Any, namespace: str = "default") -> IngestResult:
         return self.ingestor.create(data, namespace)
@@ -220,10 +225,12 @@ class Graphmem:
     def stats(self, namespace: str | None = None, namespaces: list[str] | None = None) -> dict[str, Any]:
         """Counts of one namespace, of several (``namespaces``: a caller's own), or of all (neither)."""
         if namespaces is not None:
-            return stats_view(merge_stats([self.store.stats(validate_namespace(ns)) for ns in namespaces]))
-        if namespace is not None:
-            validate_namespace(namespace)
-        return stats_view(self.store.stats(namespace))
+            view = stats_view(merge_stats([self.store.stats(validate_namespace(ns)) for ns in namespaces]))
+        else:
+            if namespace is not None:
+                validate_namespace(namespace)
+            view = stats_view(self.store.stats(namespace))
+        return {"server": self.server(), **view}
 
     # -- operations (graphmem/ops) -------------------------------------------------------------
     def check(self, namespaces: list[str] | None = None, repair: bool = False) -> dict[str, Any]:

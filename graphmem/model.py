@@ -204,3 +204,24 @@ class StoreStats:
     edges: dict[str, int]                      # edges per type (every EDGE_TYPES key)
     max_degree: dict[str, int]                 # highest degree of one memory per type
     health_bins: dict[str, int]                # memories per HEALTH_BINS bin (every bin)
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What a store runs on, for ``/readyz`` and ``stats``: operators of a cluster see the version
+    and which servers write, read and route (a follower missing from READ shows here first)."""
+
+    kind: str                                  # "sqlite" | "neo4j"
+    version: str                               # SQLite library / Neo4j kernel version ("" before the first answer)
+    edition: str                               # "embedded" | "community" | "enterprise" | "aura" ...
+    topology: str                              # "embedded" | "single" | "cluster" | "unknown"
+    servers: dict[str, list[str]] = field(default_factory=dict)  # role (WRITE/READ/ROUTE) -> addresses
+
+    def view(self, addresses: bool = True) -> dict[str, Any]:
+        """The JSON shape; without ``addresses`` only the count per role (the public probe)."""
+        roles = {role: len(found) for role, found in sorted(self.servers.items())}
+        out: dict[str, Any] = {"kind": self.kind, "version": self.version, "edition": self.edition,
+                               "topology": self.topology, "roles": roles}
+        if addresses:
+            out["servers"] = {role: list(found) for role, found in sorted(self.servers.items())}
+        return out

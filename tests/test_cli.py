@@ -35,6 +35,8 @@ def test_cli_tour(tmp_path, embedder):
     out = run(runner, tmp_path, "neighbors", "weird")
     assert "SHARES_TAG" in out
     assert json.loads(run(runner, tmp_path, "get", "hash-fix"))["health"] < 0.6
-    assert json.loads(run(runner, tmp_path, "stats"))["memories"] == 16
+    stats = json.loads(run(runner, tmp_path, "stats"))
+    assert stats["memories"] == 16 and stats["server"]["kind"] == "sqlite"
+    assert stats["server"]["topology"] == "embedded"
     bad = runner.invoke(main, ["--data-dir", str(tmp_path), "get", "missing"])
     assert bad.exit_code != 0 and "not_found" in bad.output

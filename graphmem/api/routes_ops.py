@@ -39,13 +39,14 @@ def healthz() -> Response:
 
 
 @bp.get("/readyz")
-@operation("readyz", "ops", "Readiness: store ping and embedder",
+@operation("readyz", "ops", "Readiness: store ping and embedder, and the store's version and topology",
            ok={200: ("Ready", "Ready"), 503: ("Not ready", "NotReady")}, public=True)
 def readyz() -> Response:
     """Ready when every check of ``Graphmem.ready`` says "ok"; else 503 with the checks."""
-    checks = engine().ready()
+    eng = engine()
+    checks = eng.ready()
     if all(v == "ok" for v in checks.values()):
-        return jsonify({"status": "ready", "checks": checks})
+        return jsonify({"status": "ready", "checks": checks, "server": eng.server(addresses=False, refresh=False)})
     failing = ", ".join(k for k, v in checks.items() if v != "ok")
     resp = jsonify({"error": {"code": "not_ready", "message": f"not ready: {failing}", "field": None},
                     "checks": checks})

@@ -233,7 +233,22 @@ class DegreeStats(Output):
     RELATED: Degree
 
 
+class Server(Output):
+    """What the store runs on. ``/readyz`` (public) gives the count per role only; ``/v1/stats``
+    also names the servers."""
+
+    kind: Literal["sqlite", "neo4j"]
+    version: str = Field(description="SQLite library or Neo4j kernel version; empty before the store answered.")
+    edition: str = Field(description="`embedded` (SQLite), or the Neo4j edition, e.g. `community`, `enterprise`.")
+    topology: Literal["embedded", "single", "cluster", "unknown"] = Field(
+        description="`cluster` when the routing table names more than one server; `unknown` when the server "
+                    "gave no routing table.")
+    roles: dict[str, NonNegativeInt] = Field(description="Servers per routing role (WRITE, READ, ROUTE).")
+    servers: dict[str, list[str]] | None = Field(default=None, description="Addresses per routing role.")
+
+
 class Stats(Output):
+    server: Server
     memories: NonNegativeInt
     namespaces: dict[str, NonNegativeInt]
     edges: EdgeCounts
@@ -248,6 +263,7 @@ class Health(Output):
 class Ready(Output):
     status: Literal["ready"]
     checks: dict[str, str]
+    server: Server
 
 
 class Text(RootModel[str]):

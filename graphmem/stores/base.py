@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from graphmem.errors import StoreConfigError
-from graphmem.model import Edge, Memory, MemoryFilter, StoreStats, TermStats
+from graphmem.model import Edge, Memory, MemoryFilter, ServerInfo, StoreStats, TermStats
 
 
 @runtime_checkable
@@ -44,6 +44,11 @@ class MemoryStore(Protocol):
 
     def ping(self) -> bool:
         """True when the store answers (readiness)."""
+
+    def server_info(self, refresh: bool = True) -> ServerInfo:
+        """The server's kind, version and topology. Never waits longer than ``ping``: a remote
+        store answers from a copy refreshed by the ping at most every ``server_info_ttl``
+        seconds (``refresh=False``: the copy as it is, no wait at all)."""
 
     # -- writes (each call is one transaction) -----------------------------------------
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import sqlite3
 
 from api_helpers import make_app
 
@@ -15,7 +16,9 @@ def test_healthz_and_readyz(client):
     assert client.get("/healthz").get_json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.get_json() == {"status": "ready", "checks": {"store": "ok", "embedder": "ok"}}
+    server = {"kind": "sqlite", "version": sqlite3.sqlite_version, "edition": "embedded", "topology": "embedded",
+              "roles": {}}
+    assert ready.get_json() == {"status": "ready", "checks": {"store": "ok", "embedder": "ok"}, "server": server}
 
 
 def test_readyz_503_when_store_or_embedder_fail(client, engine, monkeypatch):
@@ -156,5 +159,7 @@ def test_stats_shape(seeded):
     assert stats["memories"] == 4 and stats["namespaces"] == {"default": 4}
     assert sum(stats["health_histogram"].values()) == 4
     assert stats["edges"]["SHARES_TAG"] >= 1 and stats["degree"]["SHARES_TAG"]["max"] >= 1
+    assert stats["server"] == {"kind": "sqlite", "version": sqlite3.sqlite_version, "edition": "embedded",
+                               "topology": "embedded", "roles": {}, "servers": {}}
     assert seeded.get("/v1/stats?namespace=other").get_json()["memories"] == 0
     assert seeded.get("/v1/stats?nope=1").status_code == 422

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -33,9 +34,20 @@ from neo4j.exceptions import (
 
 from graphmem.config import StoreSettings
 from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
-from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, TermStats, health_bin
+from graphmem.model import (
+    EDGE_TYPES,
+    HEALTH_BINS,
+    Edge,
+    Memory,
+    MemoryFilter,
+    ServerInfo,
+    StoreStats,
+    TermStats,
+    health_bin,
+)
 from graphmem.stores.base import check_model, iter_pages
 from graphmem.stores.neo4j import queries as Q
+from graphmem.stores.neo4j import server_info as info
 from graphmem.stores.neo4j.breaker import Breaker
 from graphmem.stores.neo4j.records import (
     edge_param,
@@ -102,6 +114,9 @@ class Neo4jStore:
         self.retry_budgets = (cfg.neo4j_max_retry_time, cfg.neo4j_transient_retry_time)
         self._ping: Future | None = None
         self._ping_lock = threading.Lock()
+        self.server_info_ttl = cfg.neo4j_server_info_ttl  # version/topology refreshed by a ping at most this often
+        self._info = ServerInfo("neo4j", "", "", "unknown")
+        self._info_at: float | None = None  # time.monotonic() of the last fetch
         self.database = database or "neo4j"
         self.dim = 0
         self.server_version = ""
@@ -186,6 +201,7 @@ class Neo4jStore:
                 self._auto_commit(name, {})
             self._write("meta_layout", layout=LAYOUT)
         self.dim = dim
+        self._refresh_info()
 
     def _check_dimension(self, stored_model: str, stored_dim: int, model_id: str, dim: int) -> None:
         if int(stored_dim) != dim:
@@ -228,9 +244,29 @@ class Neo4jStore:
 
     def _ping_once(self) -> bool:
         try:
-            return self._read("namespace_size", namespace="") is not None
+            answered = self._read("namespace_size", namespace="") is not None
         except (StoreUnavailable, StoreConfigError):
             return False
+        if answered and self._info_stale():
+            self._refresh_info()
+        return answered
+
+    def _info_stale(self) -> bool:
+        return self._info_at is None or time.monotonic() - self._info_at >= self.server_info_ttl
+
+    def _refresh_info(self) -> None:
+        """Fetch version and routing table; a failure keeps the previous copy (the ping decides readiness)."""
+        try:
+            self._info = info.fetch(self._read, self.database)
+            self._info_at = time.monotonic()
+        except (StoreUnavailable, StoreConfigError):
+            pass
+
+    def server_info(self, refresh: bool = True) -> ServerInfo:
+        """The cached copy; when stale (and ``refresh``) a bounded ping refreshes it first."""
+        if refresh and self._info_stale():
+            self.ping()
+        return self._info
 
     # -- writes ------------------------------------------------------------------------
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],

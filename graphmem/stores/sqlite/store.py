@@ -24,6 +24,7 @@ from graphmem.model import (
     Edge,
     Memory,
     MemoryFilter,
+    ServerInfo,
     StoreStats,
     TermStats,
     health_bin,
@@ -207,6 +208,10 @@ class SQLiteStore:
 
     def ping(self) -> bool:
         return self.db.execute("SELECT 1").fetchone()[0] == 1
+
+    def server_info(self, refresh: bool = True) -> ServerInfo:
+        """The SQLite library this process links (there is no server: the store is in-process)."""
+        return ServerInfo("sqlite", sqlite3.sqlite_version, "embedded", "embedded")
 
     # -- maintenance (graphmem check / backup; see stores/sqlite/integrity.py) ----------------
     def integrity(self, namespace: str) -> list[tuple[str, str, list[str]]]:
