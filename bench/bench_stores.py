@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -92,8 +91,7 @@ def main() -> None:
     report["sqlite"] = run(Graphmem(settings, SQLiteStore(tmp / "sqlite"), embedder), ("bench", "small"),
                            corpus, small, queries)
     print(json.dumps(report), flush=True)
-    neo = Neo4jStore(os.environ.get("GRAPHMEM_NEO4J_URI", "bolt://127.0.0.1:7687"),
-                     os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j"), os.environ.get("GRAPHMEM_NEO4J_PASSWORD", ""))
+    neo = Neo4jStore(load_settings().store)    # [store] neo4j_* with the GRAPHMEM_NEO4J_* environment
     tag = uuid.uuid4().hex[:8]
     names = (f"bench-{tag}", f"small-{tag}")
     try:

@@ -71,6 +71,7 @@ class Limits:
     max_graph_ids: int
     max_graph_hops: int
     max_graph_nodes: int
+    max_graph_hop_neighbors: int
     max_recall_candidates: int
     max_lexical_lookup_terms: int
     max_lexical_postings: int
@@ -109,6 +110,7 @@ class SourceRanks:
 class IngestSettings:
     near_duplicate_threshold: float
     import_overlap: bool
+    import_chunk_size: int
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,7 @@ class StoreSettings:
     neo4j_breaker_cooldown: float
     neo4j_ping_timeout: float
     neo4j_server_info_ttl: float
+    check_recall_depth: int
 
 
 @dataclass(frozen=True)

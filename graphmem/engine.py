@@ -207,7 +207,8 @@ class Graphmem:
             room = lim.max_graph_nodes - len(nodes)
             if room <= 0 or not frontier:
                 break
-            edges = self.store.neighbors(namespace, frontier, min(50, room), 0.0, list(EDGE_TYPES))
+            edges = self.store.neighbors(namespace, frontier, min(lim.max_graph_hop_neighbors, room), 0.0,
+                                         list(EDGE_TYPES))
             known = set(nodes)
             frontier = list(dict.fromkeys(e.b for e in edges if e.b not in known))[:room]
             nodes += frontier
@@ -237,7 +238,7 @@ class Graphmem:
         """The store's invariants (see ``ops/check.py``); ``repair`` fixes what can be derived."""
         from graphmem.ops.check import check_store
 
-        return check_store(self.store, self.settings.edges,
+        return check_store(self.store, self.settings.edges, self.settings.store.check_recall_depth,
                            [validate_namespace(ns) for ns in namespaces] if namespaces else None, repair)
 
     def dump(self, out, namespaces: list[str] | None = None) -> dict[str, int]:

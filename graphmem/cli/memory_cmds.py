@@ -42,7 +42,8 @@ def add(cli: CliContext, content, tags, category, source, reason, memory_id, nam
 @click.option("--namespace", "-n", default="default", show_default=True,
               help="Namespace for lines that do not name one.")
 @click.option("--namespace-field", help="Metadata field whose value becomes the namespace (e.g. conversation).")
-@click.option("--batch-size", default=200, show_default=True)
+@click.option("--batch-size", type=int, default=None,
+              help="Memories per chunk [default: ingest.import_chunk_size].")
 @pass_cli
 def import_(cli: CliContext, path, namespace, namespace_field, batch_size) -> None:
     """Import a JSONL file of memories (batched, idempotent) with a progress bar and summary."""

@@ -67,10 +67,12 @@ def add_in_chunks(engine, groups: dict[str, list[tuple[K, Any]]], batch_size: in
 
 
 def import_jsonl(engine, path: str | Path, namespace: str = "default", namespace_field: str | None = None,
-                 batch_size: int = 200, progress: bool = False) -> dict[str, Any]:
+                 batch_size: int | None = None, progress: bool = False) -> dict[str, Any]:
     """Import every line; a memory's namespace is its own ``namespace``, else
-    ``metadata[namespace_field]``, else ``namespace``."""
+    ``metadata[namespace_field]``, else ``namespace``. ``batch_size``: memories per chunk
+    (None: ingest.import_chunk_size), capped by limits.max_batch."""
     rows = read_jsonl(path)
+    batch_size = engine.settings.ingest.import_chunk_size if batch_size is None else batch_size
     batch_size = max(1, min(batch_size, engine.settings.limits.max_batch))
     summary: dict[str, Any] = {"created": 0, "duplicate": 0, "rejected": 0, "rejections": [], "ids": {}}
     bar = tqdm(total=len(rows), unit="mem", disable=not progress, desc="import")

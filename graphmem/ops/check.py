@@ -22,7 +22,6 @@ from graphmem.ops.backup import _namespace_edges
 from graphmem.stores.base import MemoryStore
 
 ALL = MemoryFilter(include_expired=True)
-RECALL_DEPTH = 20          # a memory's own vector must rank it within this many
 TERM_CHUNK = 500
 
 
@@ -68,12 +67,12 @@ def _count_problems(store: MemoryStore, ns: str, mems: list[Memory]) -> list[Pro
     return out
 
 
-def _index_problems(store: MemoryStore, ns: str, mems: list[Memory]) -> list[Problem]:
+def _index_problems(store: MemoryStore, ns: str, mems: list[Memory], recall_depth: int) -> list[Problem]:
     no_vector, not_found, not_lexical = [], [], []
     for mem in mems:
         if mem.embedding is None:
             no_vector.append(mem.id)
-        elif mem.id not in store.vector_candidates(ns, mem.embedding, RECALL_DEPTH, ALL, ""):
+        elif mem.id not in store.vector_candidates(ns, mem.embedding, recall_depth, ALL, ""):
             not_found.append(mem.id)
         if mem.term_counts:
             df = store.term_stats(ns, list(mem.term_counts)).df
@@ -110,10 +109,12 @@ def _edge_problems(ns: str, ids: set[str], edges: list[Edge], cfg: EdgeSettings)
     return out, {"dangling": dangling, "over": over}
 
 
-def check_namespace(store: MemoryStore, ns: str, cfg: EdgeSettings, repair: bool) -> list[Problem]:
+def check_namespace(store: MemoryStore, ns: str, cfg: EdgeSettings, recall_depth: int,
+                    repair: bool) -> list[Problem]:
+    """``recall_depth`` (store.check_recall_depth): a memory's own vector must rank it within this many."""
     mems = [m for batch in store.iter_memories(ns) for m in batch]
     ids = {m.id for m in mems}
-    problems = _count_problems(store, ns, mems) + _index_problems(store, ns, mems)
+    problems = _count_problems(store, ns, mems) + _index_problems(store, ns, mems, recall_depth)
     edge_found, broken = _edge_problems(ns, ids, _namespace_edges(store, ns, sorted(ids)), cfg)
     problems += edge_found
     integrity = getattr(store, "integrity", None)
@@ -157,11 +158,11 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
                 p.repaired = True
 
 
-def check_store(store: MemoryStore, cfg: EdgeSettings, namespaces: list[str] | None = None,
+def check_store(store: MemoryStore, cfg: EdgeSettings, recall_depth: int, namespaces: list[str] | None = None,
                 repair: bool = False) -> dict[str, Any]:
     checked = namespaces or store.namespaces()
     problems: list[Problem] = []
     for ns in checked:
-        problems += check_namespace(store, ns, cfg, repair)
+        problems += check_namespace(store, ns, cfg, recall_depth, repair)
     return {"store": store.kind, "namespaces": len(checked), "ok": not problems,
             "problems": [p.to_dict() for p in problems], "edge_types": list(EDGE_TYPES)}
