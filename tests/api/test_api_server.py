@@ -33,19 +33,26 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, data_dir: Path, log_path: Path, env_keys: str | None = None):
+    def __init__(self, data_dir: Path, log_path: Path, env_keys: str | None = None, *,
+                 store: str = "sqlite", env: dict[str, str] | None = None, wait: bool = True):
+        """``env`` adds variables (e.g. ``GRAPHMEM_NEO4J_URI``) after the caller's GRAPHMEM_* are
+        dropped; ``wait=False`` returns at once (start several, then ``wait_healthy`` each)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
+        extra = env
         env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_") or k == "GRAPHMEM_MODEL_DIR"}
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         if env_keys:
             env["GRAPHMEM_API_KEYS"] = env_keys
+        env.update(extra or {})
         self.log = open(log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "graphmem", "--data-dir", str(data_dir), "serve", "--port", str(self.port),
-             "--threads", "4"], stdout=subprocess.DEVNULL, stderr=self.log, env=env, cwd=ROOT)
-        self.wait_healthy()
+            [sys.executable, "-m", "graphmem", "--data-dir", str(data_dir), "--store", store, "serve",
+             "--port", str(self.port), "--threads", "4"], stdout=subprocess.DEVNULL, stderr=self.log, env=env,
+            cwd=ROOT)
+        if wait:
+            self.wait_healthy()
 
     def wait_healthy(self, timeout: float = 60.0) -> None:
         probe = GraphmemClient(self.url, timeout=1.0)
