@@ -47,7 +47,7 @@ class MemoryStore(Protocol):
 
     def server_info(self, refresh: bool = True) -> ServerInfo:
         """The server's kind, version and topology. Never waits longer than ``ping``: a remote
-        store answers from a copy refreshed by the ping at most every ``server_info_ttl``
+        store answers from a copy refreshed in the background at most every ``server_info_ttl``
         seconds (``refresh=False``: the copy as it is, no wait at all)."""
 
     # -- writes (each call is one transaction) -----------------------------------------

@@ -1,7 +1,7 @@
 """The Neo4j server's version and topology (``/readyz``, ``graphmem stats``).
 
-Fetched by the store's bounded ping (so a readiness probe never waits on it longer than the
-ping's timeout) and kept for ``server_info_ttl`` seconds: the version and the routing table
+Refreshed in the background after the store's ping (so a readiness probe never waits on it)
+and kept for ``server_info_ttl`` seconds: the version and the routing table
 change rarely, and a probe every second should not add two round trips each time.
 """
 

@@ -117,6 +117,7 @@ class Neo4jStore:
         self.server_info_ttl = cfg.neo4j_server_info_ttl  # version/topology refreshed by a ping at most this often
         self._info = ServerInfo("neo4j", "", "", "unknown")
         self._info_at: float | None = None  # time.monotonic() of the last fetch
+        self._refresh: Future | None = None
         self.database = database or "neo4j"
         self.dim = 0
         self.server_version = ""
@@ -247,8 +248,8 @@ class Neo4jStore:
             answered = self._read("namespace_size", namespace="") is not None
         except (StoreUnavailable, StoreConfigError):
             return False
-        if answered and self._info_stale():
-            self._refresh_info()
+        if answered:
+            self._schedule_refresh()  # in the background: readiness never waits on the routing table
         return answered
 
     def _info_stale(self) -> bool:
@@ -262,10 +263,21 @@ class Neo4jStore:
         except (StoreUnavailable, StoreConfigError):
             pass
 
+    def _schedule_refresh(self) -> Future | None:
+        """Start one background refresh when the copy is stale (at most one at a time)."""
+        with self._ping_lock:
+            if self._info_stale() and (self._refresh is None or self._refresh.done()):
+                self._refresh = _PINGER.submit(self._refresh_info)
+            return self._refresh
+
     def server_info(self, refresh: bool = True) -> ServerInfo:
-        """The cached copy; when stale (and ``refresh``) a bounded ping refreshes it first."""
-        if refresh and self._info_stale():
-            self.ping()
+        """The cached copy; when stale (and ``refresh``) wait up to ``ping_timeout`` for a fresh one."""
+        pending = self._schedule_refresh() if refresh else None
+        if pending is not None:
+            try:
+                pending.result(timeout=self.ping_timeout)
+            except FutureTimeout:
+                pass
         return self._info
 
     # -- writes ------------------------------------------------------------------------
