@@ -284,9 +284,6 @@ class Settings:
                               field="recipe")
         return self.recipes[name]
 
-    def with_store(self, **changes: Any) -> Settings:
-        return replace(self, store=replace(self.store, **changes))
-
 
 _ENV = {
     "GRAPHMEM_STORE": ("store", "kind"),

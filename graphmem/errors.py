@@ -58,11 +58,6 @@ class ForbiddenError(GraphmemError):
     status = 403
 
 
-class TooLargeError(GraphmemError):
-    code = "too_large"
-    status = 413
-
-
 class EvidenceRejected(ValidationError):
     """The evidence gate refused an extracted memory or relation."""
 

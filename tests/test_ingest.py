@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from graphmem.errors import ConflictError, EvidenceRejected, NotFoundError, TooLargeError, ValidationError
+from graphmem.errors import ConflictError, EvidenceRejected, NotFoundError, ValidationError
 
 DEPLOY = {"content": "Deploys of the billing service go through the blue-green pipeline in infra/",
           "tags": ["Billing", " deploy "], "category": "Skills", "source": "memory_tool"}
@@ -62,7 +62,7 @@ def test_near_duplicate_is_stored_flagged_and_linked(engine):
     ({"content": "ok content here", "colour": "red"}, "colour"),
 ])
 def test_validation_names_the_field_and_writes_nothing(engine, bad, field):
-    with pytest.raises((ValidationError, TooLargeError)) as err:
+    with pytest.raises(ValidationError) as err:
         engine.add(bad)
     assert err.value.field == field
     assert engine.stats()["memories"] == 0

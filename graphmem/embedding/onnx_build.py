@@ -253,10 +253,3 @@ def build_onnx_bytes(safetensors_path: Path, config_path: Path) -> bytes:
     """Serialise the graph for these weights; identical inputs give identical bytes."""
     model = build_bert_onnx(load_weights(Path(safetensors_path)), BertConfig.from_json(config_path))
     return model.SerializeToString()
-
-
-def build_onnx_file(safetensors_path: Path, config_path: Path, out_path: Path) -> Path:
-    """Write ``model.onnx`` to ``out_path`` (no external data: the model is < 2 GB)."""
-    out_path = Path(out_path)
-    out_path.write_bytes(build_onnx_bytes(safetensors_path, config_path))
-    return out_path

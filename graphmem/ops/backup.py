@@ -16,21 +16,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from graphmem.errors import ConflictError, ValidationError
-from graphmem.model import EDGE_TYPES, Edge, MemoryFilter, utcnow_iso
+from graphmem.model import Edge, MemoryFilter, utcnow_iso
 from graphmem.ops import records
 from graphmem.stores.base import MemoryStore
 
-EDGE_BATCH = 500
 _ALL = MemoryFilter(include_expired=True)
-
-
-def _namespace_edges(store: MemoryStore, namespace: str, ids: list[str]) -> list[Edge]:
-    """Every edge of the namespace once (edges_of returns each edge for both ends' pages)."""
-    seen: dict[tuple, Edge] = {}
-    for start in range(0, len(ids), EDGE_BATCH):
-        for edge in store.edges_of(namespace, ids[start:start + EDGE_BATCH], list(EDGE_TYPES)):
-            seen.setdefault(edge.key, edge)
-    return [seen[k] for k in sorted(seen)]
 
 
 def dump_lines(store: MemoryStore, model_id: str, dim: int, namespaces: list[str] | None = None
@@ -42,7 +32,7 @@ def dump_lines(store: MemoryStore, model_id: str, dim: int, namespaces: list[str
             for mem in batch:
                 ids.append(mem.id)
                 yield records.memory_record(mem)
-        for edge in _namespace_edges(store, ns, ids):
+        for edge in records.namespace_edges(store, ns, ids):
             yield records.edge_record(edge)
 
 
@@ -91,7 +81,7 @@ def restore(store: MemoryStore, lines: Iterable[str], model_id: str, dim: int) -
             counts["memories"] += 1
         elif kind == "edge":
             edges.append(records.record_edge(rec))
-            if len(edges) >= EDGE_BATCH:
+            if len(edges) >= records.EDGE_BATCH:
                 store.write_edges(edges, [])
                 counts["edges"] += len(edges)
                 edges = []

@@ -18,7 +18,7 @@ from typing import Any
 
 from graphmem.config import EdgeSettings
 from graphmem.model import EDGE_TYPES, LINK_TYPES, Edge, Memory, MemoryFilter
-from graphmem.ops.backup import _namespace_edges
+from graphmem.ops.records import namespace_edges
 from graphmem.stores.base import MemoryStore
 
 ALL = MemoryFilter(include_expired=True)
@@ -115,7 +115,7 @@ def check_namespace(store: MemoryStore, ns: str, cfg: EdgeSettings, recall_depth
     mems = [m for batch in store.iter_memories(ns) for m in batch]
     ids = {m.id for m in mems}
     problems = _count_problems(store, ns, mems) + _index_problems(store, ns, mems, recall_depth)
-    edge_found, broken = _edge_problems(ns, ids, _namespace_edges(store, ns, sorted(ids)), cfg)
+    edge_found, broken = _edge_problems(ns, ids, namespace_edges(store, ns, sorted(ids)), cfg)
     problems += edge_found
     integrity = getattr(store, "integrity", None)
     if integrity is not None:

@@ -13,10 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.model import Edge, HealthPenalty, Memory
+from graphmem.model import EDGE_TYPES, Edge, HealthPenalty, Memory
+from graphmem.stores.base import MemoryStore
 
 FORMAT = "graphmem-dump"
 VERSION = 1
+EDGE_BATCH = 500           # ids per edges_of call, edges per restore write
 
 
 def header(model_id: str, dim: int, store_kind: str, created_at: str) -> dict[str, Any]:
@@ -53,3 +55,12 @@ def edge_record(edge: Edge) -> dict[str, Any]:
 
 def record_edge(rec: dict[str, Any]) -> Edge:
     return Edge(rec["namespace"], rec["a"], rec["b"], rec["edge_type"], float(rec["weight"]), rec["reason"])
+
+
+def namespace_edges(store: MemoryStore, namespace: str, ids: list[str]) -> list[Edge]:
+    """Every edge of the namespace once (edges_of returns each edge for both ends' pages)."""
+    seen: dict[tuple, Edge] = {}
+    for start in range(0, len(ids), EDGE_BATCH):
+        for edge in store.edges_of(namespace, ids[start:start + EDGE_BATCH], list(EDGE_TYPES)):
+            seen.setdefault(edge.key, edge)
+    return [seen[k] for k in sorted(seen)]
