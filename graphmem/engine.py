@@ -231,7 +231,12 @@ class Graphmem:
             if namespace is not None:
                 validate_namespace(namespace)
             view = stats_view(self.store.stats(namespace))
-        return {"server": self.server(), **view}
+        return view
+
+    def stats_report(self, namespace: str | None = None, namespaces: list[str] | None = None) -> dict[str, Any]:
+        """``stats`` with the store's ``server`` (``/v1/stats``, ``graphmem stats``): the counts stay
+        comparable between stores, the report says which server they came from."""
+        return {"server": self.server(), **self.stats(namespace, namespaces)}
 
     # -- operations (graphmem/ops) -------------------------------------------------------------
     def check(self, namespaces: list[str] | None = None, repair: bool = False) -> dict[str, Any]:

@@ -26,10 +26,10 @@ PUBLIC_ENDPOINTS = {"ops.healthz", "ops.readyz", "ops.metrics", "ops.openapi", "
 def stats(args: Any) -> Response:
     eng, who = engine(), principal()
     if args.namespace:
-        return jsonify(eng.stats(query_namespace(args.namespace)))
+        return jsonify(eng.stats_report(query_namespace(args.namespace)))
     if who.namespaces is None:
-        return jsonify(eng.stats(None))
-    return jsonify(eng.stats(namespaces=list(who.namespaces)))
+        return jsonify(eng.stats_report(None))
+    return jsonify(eng.stats_report(namespaces=list(who.namespaces)))
 
 
 @bp.get("/healthz")

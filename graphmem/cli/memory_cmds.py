@@ -163,7 +163,7 @@ def rescore(cli: CliContext, namespace) -> None:
 @pass_cli
 def stats(cli: CliContext, namespace) -> None:
     """Counts per namespace, edges per type, degree stats, health distribution."""
-    _echo_json(cli.engine().stats(namespace))
+    _echo_json(cli.engine().stats_report(namespace))
 
 
 def register(group: click.Group) -> None:
