@@ -104,7 +104,7 @@ def test_small_namespace_lookups_do_not_grow_with_another_namespace(ctx, monkeyp
 def unscoped(monkeypatch, kind: str) -> None:
     """Full-text lookups as they were before: the namespace only filtered after the index."""
     if kind == "sqlite":
-        import graphmem.stores.sqlite.store as lite
+        import graphmem.stores.sqlite.search as lite
 
         monkeypatch.setattr(lite, "fts_query", lambda ns, terms: " OR ".join(f'"{t}"' for t in terms))
     else:

@@ -1,0 +1,106 @@
+"""Schema and model record, one-off migrations (FTS rebuild, label-count backfill), integrity,
+recount and stats of the embedded store."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from graphmem.model import EDGE_TYPES, HEALTH_BINS, StoreStats, health_bin
+from graphmem.stores.base import check_model
+from graphmem.stores.sqlite import integrity, vector_log
+from graphmem.stores.sqlite.connection import SQLiteBase
+from graphmem.stores.sqlite.vectors import VectorCache
+from graphmem.text import full_text_terms
+
+SCHEMA = Path(__file__).with_name("schema.sql").read_text()
+
+
+class AdminMixin(SQLiteBase):
+    def ensure_schema(self, model_id: str, dim: int, reindexing: bool = False) -> None:
+        with self._write_lock:
+            self.db.executescript(SCHEMA)
+            self.db.executescript(vector_log.SCHEMA)
+            rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+            if "label_counts" not in rows:
+                self._backfill_label_counts()
+            if "fts_namespace" not in rows:
+                self._rebuild_fts()
+            if "model_id" not in rows:
+                self.db.execute("INSERT INTO meta VALUES ('model_id', ?), ('dimension', ?)", (model_id, str(dim)))
+            else:
+                check_model(f"store {self.path}", rows["model_id"], int(rows["dimension"]),
+                            json.loads(rows.get("reindex") or "null"), model_id, dim, reindexing)
+        self.dim = dim
+        self.vectors = VectorCache(dim, applied=vector_log.last_seq(self.db), ann=self.ann,
+                                   ann_dir=self.path.with_name("graphmem.ann"))
+
+    def model_record(self) -> dict:
+        rows = dict(self.db.execute("SELECT key, value FROM meta WHERE key IN "
+                                    "('model_id', 'dimension', 'reindex')").fetchall())
+        dim = int(rows["dimension"]) if "dimension" in rows else None
+        return {"model_id": rows.get("model_id"), "dimension": dim,
+                "reindex": json.loads(rows.get("reindex") or "null")}
+
+    def set_model_record(self, model_id: str, dim: int, reindex: dict | None) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('model_id', ?), ('dimension', ?), ('reindex', ?)",
+                       (model_id, str(dim), json.dumps(reindex) if reindex else ""))
+
+    def _rebuild_fts(self) -> None:
+        """Stores written before the FTS table had its namespace column: rebuilt once."""
+        with self._write() as db:
+            db.execute("DROP TABLE IF EXISTS memory_fts")
+            db.execute(SCHEMA[SCHEMA.index("CREATE VIRTUAL TABLE"):].split(";")[0])
+            db.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')")
+            rows = db.execute("SELECT rowid, term_counts_json, namespace FROM memories").fetchall()
+            db.executemany("INSERT INTO memory_fts (rowid, terms, namespace) VALUES (?, ?, ?)",
+                           [(rowid, full_text_terms(json.loads(counts)), ns) for rowid, counts, ns in rows])
+            db.execute("INSERT INTO meta VALUES ('fts_namespace', '1')")
+
+    def _backfill_label_counts(self) -> None:
+        """Stores written before ``label_counts`` existed: count once, then keep in step."""
+        with self._write() as db:
+            db.execute("DELETE FROM label_counts")
+            db.execute("INSERT INTO label_counts SELECT namespace, 'tag', tag, count(*) FROM memory_tags "
+                       "GROUP BY namespace, tag")
+            db.execute("INSERT INTO label_counts SELECT namespace, 'category', category, count(*) FROM memories "
+                       "WHERE category IS NOT NULL GROUP BY namespace, category")
+            db.execute("INSERT INTO meta VALUES ('label_counts', '1')")
+
+    # -- maintenance (graphmem check / backup; see stores/sqlite/integrity.py) ----------------
+    def integrity(self, namespace: str) -> list[tuple[str, str, list[str]]]:
+        matrix_ids = None
+        if self.vectors is not None:
+            if self._version_gate.changed(self.db):
+                self.vectors.catch_up(self.db)
+            loaded = self.vectors.namespaces.get(namespace)
+            if loaded is not None:
+                matrix_ids = loaded.snapshot_scores(np.zeros(self.dim, dtype=np.float32))[1]
+        return integrity.integrity(self.db, namespace, matrix_ids)
+
+    def recount(self, namespace: str) -> None:
+        with self._write() as db:
+            integrity.recount(db, namespace)
+
+    def stats(self, namespace: str | None) -> StoreStats:
+        scope, params = ("WHERE namespace = ?", [namespace]) if namespace else ("", [])
+        per_ns = dict(self.db.execute(f"SELECT namespace, count(*) FROM memories {scope} "
+                                      "GROUP BY namespace ORDER BY namespace", params).fetchall())
+        edges = dict(self.db.execute(f"SELECT type, count(*) FROM edges {scope} GROUP BY type", params))
+        degree_rows = self.db.execute(f"""
+            SELECT type, node, count(*) FROM (
+                SELECT type, namespace || char(0) || a AS node FROM edges {scope}
+                UNION ALL SELECT type, namespace || char(0) || b FROM edges {scope})
+            GROUP BY type, node""", params * 2).fetchall()
+        degree_max: Counter[str] = Counter()
+        for type_, _node, count in degree_rows:
+            degree_max[type_] = max(degree_max[type_], count)
+        histogram = dict.fromkeys(HEALTH_BINS, 0)
+        for (health,) in self.db.execute(f"SELECT health FROM memories {scope}", params):
+            histogram[health_bin(int(health * 5))] += 1
+        return StoreStats(namespaces=per_ns, edges={t: edges.get(t, 0) for t in EDGE_TYPES},
+                          max_degree={t: degree_max.get(t, 0) for t in EDGE_TYPES}, health_bins=histogram)

@@ -1,0 +1,120 @@
+"""Reads of the embedded store: memories by id, hash or page, namespaces, and graph edges."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphmem.fastjson import loads
+from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter
+from graphmem.stores.sqlite.connection import SQLiteBase
+from graphmem.stores.sqlite.search import filter_sql
+
+_COLUMNS = ("namespace, id, content, content_hash, tags_json, category, source, reason, metadata_json, "
+            "created_at, updated_at, valid_until, expires_at, embedding, health, health_reasons_json, "
+            "source_weight, term_counts_json, doc_length, near_duplicate_of, evidence_json")
+
+
+class ReadsMixin(SQLiteBase):
+    # -- reads -------------------------------------------------------------------------
+    @staticmethod
+    def _row_to_memory(row: tuple) -> Memory:
+        (namespace, id_, content, chash, tags, category, source, reason, metadata, created, updated,
+         valid_until, expires_at, emb, health, reasons, weight, terms, _len, near_dup, evidence) = row
+        return Memory(
+            id=id_, namespace=namespace, content=content, content_hash=chash, tags=loads(tags),
+            category=category, source=source, reason=reason, metadata=loads(metadata),
+            created_at=created, updated_at=updated, valid_until=valid_until, expires_at=expires_at,
+            embedding=None if emb is None else np.frombuffer(emb, dtype=np.float32).copy(),
+            health=health, health_reasons=Memory.parse_health_reasons(reasons), source_weight=weight,
+            term_counts=loads(terms), near_duplicate_of=near_dup,
+            evidence=loads(evidence) if evidence else None)
+
+    def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]:
+        out: dict[str, Memory] = {}
+        unique = list(dict.fromkeys(ids))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start:start + 500]
+            rows = self.db.execute(f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND id IN "
+                                   f"({','.join('?' * len(chunk))})", [namespace, *chunk]).fetchall()
+            for row in rows:
+                out[row[1]] = self._row_to_memory(row)
+        return out
+
+    def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None:
+        row = self.db.execute(f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND content_hash = ? "
+                              "ORDER BY created_at, id LIMIT 1", (namespace, content_hash)).fetchone()
+        return self._row_to_memory(row) if row else None
+
+    def find_by_hashes(self, namespace: str, hashes: list[str]) -> dict[str, Memory]:
+        found = (self.find_by_hash(namespace, h) for h in dict.fromkeys(hashes))
+        return {m.content_hash: m for m in found if m is not None}
+
+    def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
+                      after: tuple[str, str] | None = None, now_iso: str = "") -> list[Memory]:
+        where, params = filter_sql(flt, now_iso)
+        if after:
+            where += " AND (m.created_at > ? OR (m.created_at = ? AND m.id > ?))"
+            params += [after[0], after[0], after[1]]
+        cols = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
+        rows = self.db.execute(f"SELECT {cols} FROM memories m WHERE m.namespace = ?{where} "
+                               "ORDER BY m.created_at, m.id LIMIT ?", [namespace, *params, limit]).fetchall()
+        return [self._row_to_memory(r) for r in rows]
+
+    def namespaces(self) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT namespace FROM namespace_stats WHERE n_docs > 0 ORDER BY namespace")]
+
+    # -- graph ----------------------------------------------------------------------------
+    @staticmethod
+    def _edge(row: tuple) -> Edge:
+        return Edge(row[0], row[1], row[2], row[3], row[4], loads(row[5]))
+
+    def edges_of(self, namespace: str, ids: list[str], types: list[str] | None = None,
+                 with_reasons: bool = True) -> list[Edge]:
+        if not ids or types == []:
+            return []
+        marks = ",".join("?" * len(ids))
+        kinds = list(types or EDGE_TYPES)
+        type_marks = ",".join("?" * len(kinds))
+        reason = "reason_json" if with_reasons else "'{}'"
+        # Two index lookups (primary key on a, edges_b on b) instead of an OR that scans.
+        rows = self.db.execute(
+            f"SELECT namespace, a, b, type, weight, {reason} FROM edges WHERE namespace = ? AND a IN ({marks}) "
+            f"AND type IN ({type_marks}) UNION "
+            f"SELECT namespace, a, b, type, weight, {reason} FROM edges WHERE namespace = ? AND b IN ({marks}) "
+            f"AND type IN ({type_marks})",
+            [namespace, *ids, *kinds, namespace, *ids, *kinds]).fetchall()
+        if not with_reasons:
+            return [Edge(r[0], r[1], r[2], r[3], r[4], {}) for r in rows]
+        return [self._edge(r) for r in rows]
+
+    def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
+                  edge_types: list[str]) -> list[Edge]:
+        if not seed_ids or not edge_types or per_seed <= 0:
+            return []
+        seeds = ",".join("?" * len(seed_ids))
+        types = ",".join("?" * len(edge_types))
+        rows = self.db.execute(f"""
+            WITH oriented AS (
+                SELECT namespace, a AS seed, b AS other, type, weight, reason_json FROM edges
+                WHERE namespace = ? AND a IN ({seeds}) AND type IN ({types}) AND weight >= ?
+                UNION ALL
+                SELECT namespace, b AS seed, a AS other, type, weight, reason_json FROM edges
+                WHERE namespace = ? AND b IN ({seeds}) AND type IN ({types}) AND weight >= ?),
+            ranked AS (
+                SELECT *, ROW_NUMBER() OVER (PARTITION BY seed ORDER BY weight DESC, other, type) AS n
+                FROM oriented)
+            SELECT namespace, seed, other, type, weight, reason_json FROM ranked WHERE n <= ?
+            ORDER BY seed, n""",
+            [namespace, *seed_ids, *edge_types, min_weight, namespace, *seed_ids, *edge_types, min_weight,
+             per_seed]).fetchall()
+        # Oriented seed -> neighbour: ``a`` is the seed here (not the canonical order).
+        return [Edge(r[0], r[1], r[2], r[3], r[4], loads(r[5])) for r in rows]
+
+    def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self.db.execute(f"SELECT * FROM edges WHERE namespace = ? AND a IN ({marks}) AND b IN ({marks}) "
+                               "ORDER BY a, b, type", [namespace, *ids, *ids]).fetchall()
+        return [self._edge(r) for r in rows]

@@ -1,0 +1,139 @@
+"""Recall lookups of the embedded store: vector and full-text candidates, term statistics,
+label indexes, and the filter / FTS5 query SQL they share."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphmem.model import MemoryFilter, TermStats
+from graphmem.stores.sqlite.connection import SQLiteBase
+
+
+def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tuple[str, list]:
+    """SQL conditions with the meaning of ``MemoryFilter.matches`` (minus the namespace)."""
+    if flt is None:
+        return "", []
+    clauses: list[str] = []
+    params: list = []
+    if not flt.include_expired and now_iso:
+        clauses.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > ?)")
+        params.append(now_iso)
+    for tag in flt.tags:
+        clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.namespace = {alias}.namespace "
+                       f"AND t.memory_id = {alias}.id AND t.tag = ?)")
+        params.append(tag)
+    if flt.categories:
+        clauses.append(f"{alias}.category IN ({','.join('?' * len(flt.categories))})")
+        params.extend(flt.categories)
+    if flt.sources:
+        clauses.append(f"{alias}.source IN ({','.join('?' * len(flt.sources))})")
+        params.extend(flt.sources)
+    for column, op, value in (("health", ">=", flt.min_health), ("health", "<=", flt.max_health),
+                              ("created_at", ">=", flt.created_after or None),
+                              ("created_at", "<", flt.created_before or None)):
+        if value is not None:
+            clauses.append(f"{alias}.{column} {op} ?")
+            params.append(value)
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def _phrase(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def fts_query(namespace: str, terms: list[str]) -> str:
+    """FTS5 query: the namespace's rows holding any of the terms (the namespace is required
+    inside the index; rows of a namespace that tokenises alike are dropped by the caller)."""
+    any_term = " OR ".join(map(_phrase, dict.fromkeys(terms)))
+    return f"{{namespace}} : {_phrase(namespace)} AND {{terms}} : ({any_term})"
+
+
+class SearchMixin(SQLiteBase):
+    # -- candidate indexes ----------------------------------------------------------------
+    def tag_members(self, namespace: str, tag: str, limit: int, exclude_id: str | None = None) -> list[str]:
+        rows = self.db.execute("SELECT memory_id FROM memory_tags WHERE namespace = ? AND tag = ? "
+                               "AND memory_id != ? ORDER BY created_at DESC, memory_id DESC LIMIT ?",
+                               (namespace, tag, exclude_id or "", limit))
+        return [r[0] for r in rows]
+
+    def category_members(self, namespace: str, category: str, limit: int,
+                         exclude_id: str | None = None) -> list[str]:
+        rows = self.db.execute("SELECT id FROM memories WHERE namespace = ? AND category = ? AND id != ? "
+                               "ORDER BY created_at DESC, id DESC LIMIT ?",
+                               (namespace, category, exclude_id or "", limit))
+        return [r[0] for r in rows]
+
+    def tag_members_many(self, namespace: str, tags: list[str], limit: int) -> dict[str, list[str]]:
+        return {tag: self.tag_members(namespace, tag, limit) for tag in dict.fromkeys(tags)}
+
+    def category_members_many(self, namespace: str, categories: list[str], limit: int) -> dict[str, list[str]]:
+        return {c: self.category_members(namespace, c, limit) for c in dict.fromkeys(categories)}
+
+    def _label_counts(self, namespace: str, kind: str, labels: list[str]) -> dict[str, int]:
+        unique = list(dict.fromkeys(labels))
+        if not unique:
+            return {}
+        found = dict(self.db.execute(f"SELECT label, n FROM label_counts WHERE namespace = ? AND kind = ? AND "
+                                     f"label IN ({','.join('?' * len(unique))})", [namespace, kind, *unique]))
+        return {label: found.get(label, 0) for label in unique}
+
+    def tag_counts(self, namespace: str, tags: list[str]) -> dict[str, int]:
+        return self._label_counts(namespace, "tag", tags)
+
+    def category_counts(self, namespace: str, categories: list[str]) -> dict[str, int]:
+        return self._label_counts(namespace, "category", categories)
+
+    # -- recall --------------------------------------------------------------------------
+    def _load_vectors(self, namespace: str):
+        return self.db.execute("SELECT id, embedding FROM memories WHERE namespace = ? AND embedding IS NOT NULL",
+                               (namespace,))
+
+    def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
+                          flt: MemoryFilter, now_iso: str) -> list[str]:
+        assert self.vectors is not None, "ensure_schema() first"
+        if self._version_gate.changed(self.db):       # another connection or process committed
+            self.vectors.catch_up(self.db)
+        matrix = self.vectors.get(namespace, self._load_vectors, self.db)
+        allowed = None
+        needs_sql = not flt.is_empty() or (not flt.include_expired and self.db.execute(
+            "SELECT 1 FROM memories WHERE namespace = ? AND expires_at IS NOT NULL LIMIT 1",
+            (namespace,)).fetchone())
+        if needs_sql:
+            where, params = filter_sql(flt, now_iso)
+            allowed = {r[0] for r in self.db.execute(
+                f"SELECT m.id FROM memories m WHERE m.namespace = ?{where}", [namespace, *params])}
+        return matrix.search(vector, limit, allowed)
+
+    def lexical_candidates(self, namespace: str, terms: list[str], limit: int,
+                           flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
+        if not terms or limit <= 0:
+            return []
+        where, params = filter_sql(flt, now_iso)
+        match = fts_query(namespace, terms)
+        # FTS5 ranks the namespace's matches on its own first (no per-match join: half the cost),
+        # then the best ``window`` are checked against filters; a short page widens the window.
+        window = max(2 * limit, 64)
+        while True:
+            rows = self.db.execute(
+                "SELECT m.id, f.n FROM (SELECT rowid, rank, count(*) OVER () AS n FROM "
+                "(SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?)) f "
+                f"JOIN memories m ON m.rowid = f.rowid WHERE m.namespace = ? AND m.id != ?{where} "
+                "ORDER BY f.rank, m.id LIMIT ?",
+                [match, window, namespace, exclude_id or "", *params, limit]).fetchall()
+            matched = rows[0][1] if rows else self.db.execute(
+                "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)",
+                (match, window)).fetchone()[0]
+            if len(rows) >= limit or matched < window:        # enough, or every match was seen
+                return [r[0] for r in rows]
+            window *= 4
+
+    def lexical_candidates_many(self, namespace: str, term_lists: list[list[str]], limit: int) -> list[list[str]]:
+        return [self.lexical_candidates(namespace, terms, limit, None, "") for terms in term_lists]
+
+    def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
+        row = self.db.execute("SELECT n_docs, total_length FROM namespace_stats WHERE namespace = ?",
+                              (namespace,)).fetchone()
+        unique = list(dict.fromkeys(terms))
+        df = dict(self.db.execute(f"SELECT term, df FROM term_df WHERE namespace = ? AND term IN "
+                                  f"({','.join('?' * len(unique))})", [namespace, *unique])) if unique else {}
+        return TermStats(n_docs=row[0] if row else 0, total_length=row[1] if row else 0, df=df)
