@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 from graphmem.eval import metrics as M  # noqa: E402
 from graphmem.eval.cv_report import build_cv_report, print_cv  # noqa: E402
 from graphmem.eval.dataset import locomo_dir  # noqa: E402
+from graphmem.eval.edge_report import expansion_row  # noqa: E402
 from graphmem.eval.provenance import git_state, provenance  # noqa: E402
 from graphmem.eval.report import coverage_metrics, query_metrics  # noqa: E402
 from graphmem.eval.runner import EvalOptions, evaluate, run_config  # noqa: E402
@@ -208,7 +209,8 @@ def run_cv(args: argparse.Namespace) -> None:
                 t0 = time.perf_counter()
                 runs = run_config(engine, dataset, recipe, 10, params)
                 grid[full] = {r.query_id: {**query_metrics(r, relevance[r.query_id], 10, 10),
-                                           **coverage_metrics(r, contents, q.fields.get("answer", ""))}
+                                           **coverage_metrics(r, contents, q.fields.get("answer", "")),
+                                           **expansion_row(r, relevance[r.query_id], 10)}
                               for r, q in zip(runs, dataset.queries, strict=True)}
                 families.setdefault(recipe, []).append(full)
                 print(f"{full}: R@10 {M.mean([m['recall@10'] for m in grid[full].values()]):.4f} "

@@ -87,6 +87,28 @@ def bootstrap_groups(values: Mapping[str, Sequence[float]], n: int = 2000, seed:
     return estimate, float(low), float(high)
 
 
+def bootstrap_ratio(num: Mapping[str, Sequence[float]], den: Mapping[str, Sequence[float]], n: int = 2000,
+                    seed: int = 0, level: float = 0.95) -> tuple[float | None, float | None, float | None]:
+    """(estimate, low, high) of the pooled ratio sum(num) / sum(den) (e.g. relevant / added),
+    resampling queries within each group, the same draw for numerator and denominator.
+    Resamples whose denominator is 0 are dropped; None throughout when nothing was counted."""
+    total = sum(sum(v) for v in den.values())
+    if not total:
+        return None, None, None
+    rng = np.random.default_rng(seed)
+    nums, dens = np.zeros(n), np.zeros(n)
+    for g, values in den.items():
+        d, a = np.asarray(values, dtype=float), np.asarray(num[g], dtype=float)
+        if len(d):
+            idx = rng.integers(0, len(d), size=(n, len(d)))
+            nums += a[idx].sum(axis=1)
+            dens += d[idx].sum(axis=1)
+    ratios = nums[dens > 0] / dens[dens > 0]
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(ratios, [tail, 100 - tail])
+    return sum(sum(v) for v in num.values()) / total, float(low), float(high)
+
+
 def interval(per_query: PerQuery, groups: Mapping[str, Sequence[str]], metric: str,
              baseline: PerQuery | None = None, n: int = 2000, seed: int = 0) -> dict[str, Any]:
     """Mean of group means with a 95% interval; with ``baseline``, of the paired difference

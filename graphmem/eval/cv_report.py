@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphmem.eval import cv
+from graphmem.eval.edge_report import print_edges, summarize_edges
 
 ADJACENT = (("vector", "lexical"), ("hybrid", "lexical"), ("hybrid", "vector"),
             ("hybrid_expansion", "hybrid"), ("default", "hybrid_expansion"), ("default", "hybrid"))
@@ -47,6 +48,9 @@ def build_cv_report(grid: Mapping[str, cv.PerQuery], families: Mapping[str, Sequ
             "tuned_on": {"chosen": best_all,
                          **cv.summarize(grid[best_all], groups, metrics, categories, n_boot)},
         }
+        edges = summarize_edges(held[family], groups, n_boot=n_boot)
+        if edges:
+            out["families"][family]["edge_precision_held_out"] = edges
     for a, b in ADJACENT:
         if a in held and b in held:
             out["differences"][f"{a} - {b}"] = {
@@ -80,3 +84,5 @@ def print_cv(report: dict[str, Any], console: Console | None = None) -> None:
         diff.add_row(name, *(f"{data[m]['mean']:+.3f} [{data[m]['ci95'][0]:+.3f},{data[m]['ci95'][1]:+.3f}]"
                              for m in metrics))
     console.print(diff)
+    print_edges({family: data.get("edge_precision_held_out") for family, data in report["families"].items()},
+                "held-out expansion additions by edge: relevant share (edge precision) [95% CI]", console)

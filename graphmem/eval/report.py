@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphmem.eval import metrics as M
+from graphmem.eval.edge_report import expansion_row, print_edges, summarize_edges
 from graphmem.eval.runner import LOW_HEALTH, STAGE_NAMES, EvalRun, QueryRun
 
 COUNT_METRICS = ("low_health_above_relevant_top3",)      # summed over queries, not averaged
@@ -110,8 +111,10 @@ def build_report(run: EvalRun) -> dict[str, Any]:
             by[fld] = {value: _split_curve(_aggregate(rows))[0] for value, rows in sorted(groups.items())}
         keys = qruns[0].counts if qruns else {}
         counts = {key: round(M.mean([r.counts[key] for r in qruns]), 3) for key in keys}
+        edges = summarize_edges({r.query_id: expansion_row(r, run.relevance[r.query_id], k) for r in qruns}, k=k)
         configs[name] = {"overall": overall, "recall_curve": curve, "by": by,
-                         "candidates_mean": counts, "latency_ms": _latency(qruns)}
+                         "candidates_mean": counts, "latency_ms": _latency(qruns),
+                         **({"edge_precision": edges} if edges else {})}
     report = {
         "dataset": {
             "memories_file": str(opts.memories), "queries_file": str(opts.queries), "scope": opts.scope,
@@ -205,6 +208,8 @@ def print_tables(report: dict[str, Any], console: Console | None = None) -> None
             for name, cfg in report["configs"].items():
                 sub.add_row(name, *(f"{cfg['by'][fld][v][metric]:.3f}" for v in values))
             console.print(sub)
+    print_edges({name: cfg.get("edge_precision") for name, cfg in report["configs"].items()},
+                "expansion additions by edge: relevant share (edge precision)", console)
 
 
 def write_json(report: dict[str, Any], path: Path) -> None:

@@ -32,6 +32,7 @@ from tqdm import tqdm
 from graphmem.config import SearchConfig, Settings, StoreSettings, load_settings, settings_from_dict
 from graphmem.errors import ConfigError
 from graphmem.eval.dataset import EvalDataset, EvalQuery, load_dataset
+from graphmem.eval.metrics import edge_key
 from graphmem.ingest.bulk import add_in_chunks
 
 BUILTIN_RECIPES = ("lexical", "vector", "hybrid", "hybrid_expansion", "default")
@@ -82,6 +83,7 @@ class QueryRun:
     total_ms: float
     wall_ms: float
     counts: dict[str, float]
+    added: list[tuple[str, str]] = field(default_factory=list)   # expansion additions: (id, edge key)
 
 
 @dataclass
@@ -166,8 +168,9 @@ def run_query(engine, query: EvalQuery, recipe: str, depth: int,
         "expansion_merged": rows["expansion"].get("merged", 0), "ranked": rows["rank"]["in"],
         "near_duplicates_dropped": rows["rank"].get("near_duplicates_dropped", 0),
     }
+    added = [(c.memory.id, edge_key(c.related[0]) if c.related else "?") for c in outcome.expansion_added]
     return QueryRun(query.id, results, {s: rows[s]["ms"] for s in STAGE_NAMES if s in rows},
-                    outcome.trace["total_ms"], wall, counts)
+                    outcome.trace["total_ms"], wall, counts, added)
 
 
 def run_config(engine, dataset: EvalDataset, recipe: str, depth: int, params: dict[str, Any] | None = None,

@@ -34,6 +34,9 @@ class SearchRequest:
 class SearchOutcome:
     candidates: list[Candidate]
     trace: dict[str, Any]
+    # every neighbour expansion added (before the cut to k), with the paths that brought it:
+    # the eval harness measures edge precision on these, whether or not they reached the top k
+    expansion_added: list[Candidate] = field(default_factory=list)
 
 
 @dataclass
@@ -67,14 +70,14 @@ class SearchPipeline:
         trace = Trace()
         named_tags, named_cats = self._route(q, trace)
         recalled = self._recall(q, named_tags, named_cats, trace)
-        self._expansion(q, recalled, trace)
+        added = self._expansion(q, recalled, trace)
         self._weigh(q, recalled.cands, trace)
         results = self._rank(q, recalled.cands, trace)
         kinds = {"direct": 0, "related": 0, "direct+related": 0}
         for c in results:
             kinds[c.kind] += 1
         return SearchOutcome(results, {"recipe": cfg.name, "k": q.k, "stages": trace.rows,
-                                       "results_by_kind": kinds, "total_ms": trace.total_ms()})
+                                       "results_by_kind": kinds, "total_ms": trace.total_ms()}, added)
 
     def _route(self, q: _Query, trace: Trace) -> tuple[set[str], set[str]]:
         """Router: the tags and categories the query names (they earn ``router_boost``)."""
@@ -125,14 +128,16 @@ class SearchPipeline:
             row.counts(len(vec_ids) + len(lex_ids), len(cands), vector=len(vec_ids), lexical=len(lex_ids))
         return _Recalled(cands, qvec)
 
-    def _expansion(self, q: _Query, recalled: _Recalled, trace: Trace) -> None:
-        """One-hop expansion from the top direct results."""
+    def _expansion(self, q: _Query, recalled: _Recalled, trace: Trace) -> list[Candidate]:
+        """One-hop expansion from the top direct results; returns the neighbours it added."""
         cands = recalled.cands
         with trace.stage("expansion", q.cfg.stage("expansion")) as row:
-            added = merged = 0
+            added: list[Candidate] = []
+            merged = 0
             if q.cfg.stage("expansion") and cands:
                 added, merged = self._expand(cands, q.cfg, q.ns, q.flt, q.now, recalled.qvec)
-            row.counts(len(cands) - added, len(cands), added=added, merged=merged)
+            row.counts(len(cands) - len(added), len(cands), added=len(added), merged=merged)
+        return added
 
     def _weigh(self, q: _Query, cands: dict[str, Candidate], trace: Trace) -> None:
         """Health and source multipliers; the trace says whether each reordered the top."""
@@ -164,7 +169,7 @@ class SearchPipeline:
         return results
 
     def _expand(self, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,
-                now: str, qvec: np.ndarray | None) -> tuple[int, int]:
+                now: str, qvec: np.ndarray | None) -> tuple[list[Candidate], int]:
         seeds = rank.order(list(cands.values()))[: cfg.expansion_seeds]
         seed_scores = {c.memory.id: c.score for c in seeds}
         types = [t for t in EDGE_TYPES if cfg.edge_type_weights.get(t, 1.0) > 0]
@@ -190,4 +195,4 @@ class SearchPipeline:
         fresh = rank.order(fresh)[: cfg.expansion_max_added]
         for cand in fresh:
             cands[cand.memory.id] = cand
-        return len(fresh), merged
+        return fresh, merged

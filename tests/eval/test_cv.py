@@ -67,3 +67,33 @@ def test_answer_coverage_short_phrase_and_long_token_share() -> None:
     assert not M.answer_covered(long, ["pottery and camping", "painting"])   # 3 of 5
     assert not M.answer_covered("", ["anything"])
     assert M.context_tokens(["Hi, Mel!", "ok"]) == 5
+
+
+def test_bootstrap_ratio_pools_relevant_over_added_with_paired_draws() -> None:
+    num = {"g1": [1, 0, 2], "g2": [0, 1]}
+    den = {"g1": [2, 1, 2], "g2": [0, 3]}
+    est, low, high = cv.bootstrap_ratio(num, den, n=500, seed=3)
+    assert est == pytest.approx(4 / 8) and low is not None and high is not None
+    assert low <= est <= high and high - low > 0.05
+    # every addition relevant: numerator and denominator drawn together, so no spread at all
+    assert cv.bootstrap_ratio({"g": [2, 1]}, {"g": [2, 1]}, n=200) == (1.0, 1.0, 1.0)
+    assert cv.bootstrap_ratio({"g": [0, 0]}, {"g": [0, 0]}, n=50) == (None, None, None)
+
+
+def test_cv_report_gives_held_out_edge_precision_only_where_expansion_added() -> None:
+    def rows(added: dict[str, tuple[int, int]]) -> dict[str, dict[str, float]]:
+        out = {}
+        for q, (n, rel) in added.items():
+            out[q] = {"r": 0.0, "exp_added": n, "exp_relevant": rel, "exp_added:OVERLAPS": n,
+                      "exp_relevant:OVERLAPS": rel, "exp_added@top": min(n, 1), "exp_relevant@top": min(rel, 1)}
+        return out
+    none = {q: (0, 0) for ids in GROUPS.values() for q in ids}
+    some = {**none, "a1": (2, 1), "b1": (2, 0), "c1": (4, 3)}
+    report = build_cv_report({"h": rows(none), "d": rows(some)}, {"hybrid": ["h"], "default": ["d"]}, GROUPS,
+                             {}, ["r"], "r", n_boot=100)
+    assert "edge_precision_held_out" not in report["families"]["hybrid"]
+    edges = report["families"]["default"]["edge_precision_held_out"]
+    assert edges["all"]["added"] == 8 and edges["all"]["relevant"] == 4 and edges["all"]["precision"] == 0.5
+    assert edges["by_edge"]["OVERLAPS"] == edges["all"]
+    assert (edges["in_top_k"]["added"], edges["in_top_k"]["relevant"]) == (3, 2)
+    assert edges["all"]["ci95"][0] <= 0.5 <= edges["all"]["ci95"][1]

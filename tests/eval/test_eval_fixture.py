@@ -91,6 +91,25 @@ def test_no_low_health_record_outranks_a_healthy_relevant_one(report: dict) -> N
     assert default["low_health_share"] < report["configs"]["hybrid"]["overall"]["low_health_share"]
 
 
+def test_edge_precision_accounts_for_every_expansion_addition(report: dict) -> None:
+    """The additions the report credits to edges are the ones the pipeline's trace counted,
+    and the ones in the top 10 are the results that expansion alone brought."""
+    n = report["dataset"]["queries"]
+    assert "edge_precision" not in report["configs"]["hybrid"]
+    for name in ("hybrid_expansion", "default"):
+        cfg = report["configs"][name]
+        edges = cfg["edge_precision"]
+        assert edges["all"]["added"] == round(cfg["candidates_mean"]["expansion_added"] * n) > 0
+        assert sum(e["added"] for e in edges["by_edge"].values()) == edges["all"]["added"]
+        assert sum(e["relevant"] for e in edges["by_edge"].values()) == edges["all"]["relevant"] > 0
+        assert set(edges["by_edge"]) <= {"SHARES_TAG", "SAME_CATEGORY", "OVERLAPS", "RELATED"} | {
+            k for k in edges["by_edge"] if ":" in k}
+        assert edges["in_top_k"]["added"] == round(cfg["overall"]["related_in_top_k"] * n)
+        assert edges["in_top_k"]["relevant"] <= min(edges["in_top_k"]["added"], edges["all"]["relevant"])
+        low, high = edges["all"]["ci95"]
+        assert 0 <= low <= edges["all"]["precision"] <= high <= 1
+
+
 def test_same_input_same_numbers(report: dict) -> None:
     again = build_report(evaluate(_options()))
     assert deterministic_view(again) == deterministic_view(report)

@@ -84,3 +84,26 @@ def test_low_health_share_percentile_mean_lift() -> None:
 
 def test_credited_lists_first_credit_only() -> None:
     assert M.credited([("a", "b"), "b", "c"], {"b": 1, "c": 2}, 3) == [["b"], [], ["c"]]
+
+
+def test_edge_key_is_the_type_refined_by_a_reason_kind() -> None:
+    assert M.edge_key({"edge": "SHARES_TAG", "reason": {"tags": ["billing"]}}) == "SHARES_TAG"
+    assert M.edge_key({"edge": "SHARES_TAG", "reason": {"tags": ["x"], "kind": "topic"}}) == "SHARES_TAG:topic"
+    assert M.edge_key({"edge": "RELATED", "reason": None}) == "RELATED"
+
+
+def test_expansion_counts_per_edge_and_in_top() -> None:
+    additions = [("b", "SHARES_TAG"), ("c", "SHARES_TAG"), ("d", "OVERLAPS"), ("e", "OVERLAPS")]
+    row = M.expansion_counts(additions, {"b": 1, "d": 2, "z": 0}, top_ids={"a", "b", "c"})
+    assert row["exp_added"] == 4 and row["exp_relevant"] == 2
+    assert (row["exp_added:SHARES_TAG"], row["exp_relevant:SHARES_TAG"]) == (2, 1)
+    assert (row["exp_added:OVERLAPS"], row["exp_relevant:OVERLAPS"]) == (2, 1)
+    assert (row["exp_added@top"], row["exp_relevant@top"]) == (2, 1)       # b (relevant) and c
+    empty = M.expansion_counts([], {"b": 1}, top_ids=set())
+    assert empty == {"exp_added": 0, "exp_relevant": 0, "exp_added@top": 0, "exp_relevant@top": 0}
+    other = M.expansion_counts([("x", "SAME_CATEGORY")], {}, top_ids=set())
+    assert M.edge_keys([row, empty, other]) == ["OVERLAPS", "SAME_CATEGORY", "SHARES_TAG"]
+    # pooled over queries: (1 + 0) relevant of (2 + 1) added... per key and overall
+    assert M.pooled_precision([row, other], ":SAME_CATEGORY") == (0, 1, 0.0)
+    assert M.pooled_precision([row, other]) == (2, 5, pytest.approx(0.4))
+    assert M.pooled_precision([empty], ":OVERLAPS") == (0, 0, None)
