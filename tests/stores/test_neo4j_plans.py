@@ -20,7 +20,7 @@ from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.model import EDGE_TYPES
 from graphmem.stores.neo4j import queries as Q
-from graphmem.stores.neo4j.store import LAYOUT
+from graphmem.stores.neo4j.admin import LAYOUT
 from tests.stores.conftest import DIM, MODEL, new_namespace
 from tests.stores.test_store_contract import mem
 

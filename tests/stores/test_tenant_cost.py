@@ -108,7 +108,7 @@ def unscoped(monkeypatch, kind: str) -> None:
 
         monkeypatch.setattr(lite, "fts_query", lambda ns, terms: " OR ".join(f'"{t}"' for t in terms))
     else:
-        import graphmem.stores.neo4j.store as neo
+        import graphmem.stores.neo4j.search as neo
 
         monkeypatch.setattr(neo, "lucene_queries", lambda ns, terms: [" OR ".join(f'terms:"{t}"' for t in terms)])
 

@@ -1,0 +1,118 @@
+"""The Neo4j store's connection: the driver, one managed transaction per call (retried within
+the budgets, behind the breaker), and the driver's errors mapped to graphmem's (the base every
+other part of ``Neo4jStore`` builds on)."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from neo4j import GraphDatabase, ManagedTransaction
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    ConfigurationError,
+    ConnectionPoolError,
+    IncompleteCommit,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
+
+from graphmem.config import StoreSettings
+from graphmem.errors import StoreConfigError, StoreUnavailable
+from graphmem.model import EDGE_TYPES, ServerInfo
+from graphmem.stores.neo4j import queries as Q
+from graphmem.stores.neo4j.breaker import Breaker
+from graphmem.stores.neo4j.retry import with_retries
+
+T = TypeVar("T")
+_TYPES = list(EDGE_TYPES)
+
+
+def _rows(tx: ManagedTransaction, name: str, params: dict[str, Any]) -> list:
+    return list(tx.run(Q.load(name), params))
+
+
+class Neo4jBase:
+    def __init__(self, cfg: StoreSettings):
+        """Connection and timeouts from ``cfg`` (the ``neo4j_*`` keys of defaults.toml, the one place
+        they are set). The timeouts bound how long a call waits on a dead database (an attempt is at
+        most ``neo4j_acquisition_timeout``, retried for ``neo4j_max_retry_time``); deadlocks are retried
+        for ``neo4j_transient_retry_time``; the breaker then fails calls at once (``retry.py``, ``breaker.py``)."""
+        uri, user, password, database = cfg.neo4j_uri, cfg.neo4j_user, cfg.neo4j_password, cfg.neo4j_database
+        self.uri = uri
+        self.breaker = Breaker(f"Neo4j at {uri}", cfg.neo4j_breaker_failures, cfg.neo4j_breaker_cooldown)
+        self.ping_timeout = cfg.neo4j_ping_timeout
+        self.retry_budgets = (cfg.neo4j_max_retry_time, cfg.neo4j_transient_retry_time)
+        self._ping: Future | None = None
+        self._ping_lock = threading.Lock()
+        self.server_info_ttl = cfg.neo4j_server_info_ttl  # version/topology refreshed by a ping at most this often
+        self._info = ServerInfo("neo4j", "", "", "unknown")
+        self._info_at: float | None = None  # time.monotonic() of the last fetch
+        self._refresh: Future | None = None
+        self.database = database or "neo4j"
+        self.dim = 0
+        self.server_version = ""
+        # Vector recall: ask the index for max(limit * overfetch, min_fetch) nodes, x4 per retry,
+        # and scan the namespace exactly once it is no larger than that.
+        self.vector_overfetch = 4
+        self.vector_min_fetch = 32
+        self.vector_paths: Counter[str] = Counter()  # "index" / "scan" (observability, tests)
+        try:
+            self._driver = GraphDatabase.driver(
+                uri, auth=(user, password) if password else None, connection_timeout=cfg.neo4j_connection_timeout,
+                connection_acquisition_timeout=cfg.neo4j_acquisition_timeout, max_transaction_retry_time=0,
+                notifications_min_severity="OFF")
+        except (ConfigurationError, ValueError) as exc:
+            raise StoreConfigError(f"invalid Neo4j URI {uri!r}: {exc}", field="store.neo4j_uri") from exc
+        # Causal consistency within this process: every session waits for the bookmarks of the
+        # process's earlier transactions, so on a cluster a read after a write sees the write
+        # (README: Clusters and Aura). Other processes do not share them.
+        self._bookmarks = GraphDatabase.bookmark_manager()
+
+    # -- plumbing ----------------------------------------------------------------------
+    def _execute(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
+        return self.breaker.call(lambda: self._execute_once(write, work))
+
+    def _attempt(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
+        with self._driver.session(database=self.database, bookmark_manager=self._bookmarks) as session:
+            return session.execute_write(work) if write else session.execute_read(work)
+
+    def _execute_once(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
+        try:
+            return with_retries(lambda: self._attempt(write, work), *self.retry_budgets)
+        except AuthError as exc:
+            raise StoreConfigError(f"Neo4j at {self.uri} refused the credentials: {exc.message}",
+                                   field="store.neo4j_password") from exc
+        except (ServiceUnavailable, SessionExpired, IncompleteCommit, TransientError, ConnectionPoolError) as exc:
+            raise StoreUnavailable(f"Neo4j at {self.uri} (database {self.database!r}) is unavailable: {exc}",
+                                   field="store") from exc
+        except ClientError as exc:
+            if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
+                raise StoreConfigError(f"Neo4j at {self.uri} has no database {self.database!r}",
+                                       field="store.neo4j_database") from exc
+            raise
+
+    def _read(self, name: str, **params: Any) -> list:
+        return self._execute(False, lambda tx: _rows(tx, name, params))
+
+    def _write(self, name: str, **params: Any) -> list:
+        return self._execute(True, lambda tx: _rows(tx, name, params))
+
+    def _auto_commit(self, name: str, params: dict[str, Any]) -> None:
+        """Queries that batch with CALL ... IN TRANSACTIONS cannot run in a managed transaction."""
+        self.breaker.call(lambda: self._auto_commit_once(name, params))
+
+    def _auto_commit_once(self, name: str, params: dict[str, Any]) -> None:
+        try:
+            with self._driver.session(database=self.database, bookmark_manager=self._bookmarks) as session:
+                session.run(Q.load(name), params).consume()
+        except (ServiceUnavailable, SessionExpired, ConnectionPoolError) as exc:
+            raise StoreUnavailable(f"Neo4j at {self.uri} is unavailable: {exc}", field="store") from exc
+
+    def close(self) -> None:
+        self._driver.close()

@@ -1,0 +1,68 @@
+"""Memory and graph reads of the Neo4j store: memories by id, hash or page, namespaces,
+edges of / among memories and the strongest neighbours of seeds."""
+
+from __future__ import annotations
+
+from graphmem.model import Edge, Memory, MemoryFilter
+from graphmem.stores.neo4j.connection import _TYPES, Neo4jBase
+from graphmem.stores.neo4j.records import filter_params, to_edge, to_memory
+
+
+class ReadsMixin(Neo4jBase):
+    # -- reads -------------------------------------------------------------------------
+    def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return {}
+        rows = self._read("memories_get", namespace=namespace, ids=unique)
+        return {r["memory"]["id"]: to_memory(r["memory"]) for r in rows}
+
+    def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None:
+        return self.find_by_hashes(namespace, [content_hash]).get(content_hash)
+
+    def find_by_hashes(self, namespace: str, hashes: list[str]) -> dict[str, Memory]:
+        unique = list(dict.fromkeys(hashes))
+        if not unique:
+            return {}
+        rows = self._read("memory_by_hash", namespace=namespace, hashes=unique)
+        found = (to_memory(r["memory"]) for r in rows)
+        return {m.content_hash: m for m in found}
+
+    def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
+                      after: tuple[str, str] | None = None, now_iso: str = "") -> list[Memory]:
+        if limit <= 0:
+            return []
+        rows = self._read("memories_list", namespace=namespace, limit=int(limit),
+                          after_created=after[0] if after else None, after_id=after[1] if after else None,
+                          **filter_params(flt, now_iso))
+        return [to_memory(r["memory"]) for r in rows]
+
+    def namespaces(self) -> list[str]:
+        return [r["namespace"] for r in self._read("namespaces")]
+
+    # -- graph ----------------------------------------------------------------------------
+    def edges_of(self, namespace: str, ids: list[str], types: list[str] | None = None,
+                 with_reasons: bool = True) -> list[Edge]:
+        unique = list(dict.fromkeys(ids))
+        if not unique or types == []:
+            return []
+        rows = self._read("edges_of", namespace=namespace, ids=unique, types=list(types or _TYPES),
+                          with_reasons=with_reasons)
+        return [to_edge(namespace, r) for r in rows]
+
+    def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
+                  edge_types: list[str]) -> list[Edge]:
+        if not seed_ids or not edge_types or per_seed <= 0:
+            return []
+        rows = self._read("neighbors", namespace=namespace, seed_ids=sorted(set(seed_ids)),
+                          per_seed=int(per_seed), min_weight=float(min_weight), types=list(edge_types))
+        # Oriented seed -> neighbour: ``a`` is the seed here (not the stored direction).
+        return [to_edge(namespace, r) for r in rows]
+
+    def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return []
+        rows = self._read("edges_among", namespace=namespace, ids=unique, types=_TYPES)
+        return [to_edge(namespace, r) for r in rows]
+

@@ -1,0 +1,119 @@
+"""Recall lookups of the Neo4j store: vector (filtered inside the index) and full-text
+candidates, term statistics, and the label indexes (newest members, counts)."""
+
+from __future__ import annotations
+
+import numpy as np
+from neo4j import ManagedTransaction
+
+from graphmem.model import MemoryFilter, TermStats
+from graphmem.stores.neo4j.connection import Neo4jBase, _rows
+from graphmem.stores.neo4j.records import filter_params, index_ranges, lucene_queries
+
+
+class SearchMixin(Neo4jBase):
+    # -- candidate indexes ----------------------------------------------------------------
+    def tag_members(self, namespace: str, tag: str, limit: int, exclude_id: str | None = None) -> list[str]:
+        return self._members("tag_members", "tags", "tag", namespace, [tag], limit, exclude_id).get(tag, [])
+
+    def category_members(self, namespace: str, category: str, limit: int,
+                         exclude_id: str | None = None) -> list[str]:
+        return self._members("category_members", "categories", "category", namespace, [category], limit,
+                             exclude_id).get(category, [])
+
+    def tag_members_many(self, namespace: str, tags: list[str], limit: int) -> dict[str, list[str]]:
+        return self._members("tag_members", "tags", "tag", namespace, tags, limit, None)
+
+    def category_members_many(self, namespace: str, categories: list[str], limit: int) -> dict[str, list[str]]:
+        return self._members("category_members", "categories", "category", namespace, categories, limit, None)
+
+    def _members(self, query: str, param: str, column: str, namespace: str, labels: list[str], limit: int,
+                 exclude_id: str | None) -> dict[str, list[str]]:
+        unique = list(dict.fromkeys(labels))
+        if limit <= 0 or not unique:
+            return {}
+        out: dict[str, list[str]] = {label: [] for label in unique}
+        for r in self._read(query, namespace=namespace, limit=int(limit), exclude_id=exclude_id or "",
+                            **{param: unique}):
+            out[r[column]].append(r["id"])
+        return out
+
+    def tag_counts(self, namespace: str, tags: list[str]) -> dict[str, int]:
+        unique = list(dict.fromkeys(tags))
+        if not unique:
+            return {}
+        rows = self._read("tag_counts", namespace=namespace, tags=unique)
+        return {r["tag"]: r["count"] for r in rows}
+
+    def category_counts(self, namespace: str, categories: list[str]) -> dict[str, int]:
+        unique = list(dict.fromkeys(categories))
+        if not unique:
+            return {}
+        rows = self._read("category_counts", namespace=namespace, categories=unique)
+        return {r["category"]: r["count"] for r in rows}
+
+    # -- recall --------------------------------------------------------------------------
+    def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
+                          flt: MemoryFilter, now_iso: str) -> list[str]:
+        if limit <= 0:
+            return []
+        params = {"namespace": namespace, "vector": np.asarray(vector, dtype=np.float32).tolist(),
+                  **filter_params(flt, now_iso)}
+        ranged = {**params, **index_ranges(params)}
+
+        def work(tx: ManagedTransaction) -> tuple[str, list[str]]:
+            size = _rows(tx, "namespace_size", {"namespace": namespace})[0]["n_docs"]
+            fetch = max(limit * self.vector_overfetch, self.vector_min_fetch, 1)
+            while size > fetch:
+                row = _rows(tx, "vector_search", {**ranged, "fetch": fetch})[0]
+                hits = row["hits"]
+                if len(hits) >= limit or row["fetched"] < fetch:
+                    hits.sort(key=lambda h: (-h[1], h[0]))
+                    return "index", [h[0] for h in hits[:limit]]
+                fetch *= 4
+            return "scan", [r["id"] for r in _rows(tx, "vector_scan", {**params, "limit": int(limit)})]
+
+        path, ids = self._execute(False, work)
+        self.vector_paths[path] += 1
+        return ids
+
+    def lexical_candidates(self, namespace: str, terms: list[str], limit: int,
+                           flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
+        return self._lexical(namespace, [terms], limit, flt, now_iso, exclude_id)[0]
+
+    def lexical_candidates_many(self, namespace: str, term_lists: list[list[str]], limit: int) -> list[list[str]]:
+        return self._lexical(namespace, term_lists, limit, None, "", None)
+
+    def _lexical(self, namespace: str, term_lists: list[list[str]], limit: int, flt: MemoryFilter | None,
+                 now_iso: str, exclude_id: str | None) -> list[list[str]]:
+        """Asks the index for the ``limit`` best hits of the namespace (+1 for an excluded id);
+        with a filter, ``vector_overfetch`` x that (at least ``vector_min_fetch``), x4 per
+        retry for a request that came back short while the index had more."""
+        requests = [lucene_queries(namespace, terms) for terms in term_lists]
+        out: list[list[str]] = [[] for _ in term_lists]
+        todo = [i for i, queries in enumerate(requests) if queries]
+        if limit <= 0:
+            return out
+        fetch = limit + (1 if exclude_id else 0)
+        if flt is not None and not flt.is_empty():
+            fetch = max(fetch * self.vector_overfetch, self.vector_min_fetch)
+        params = {"namespace": namespace, "limit": int(limit), "exclude_id": exclude_id or "",
+                  **filter_params(flt, now_iso)}
+        while todo:
+            rows = self._read("lexical_search", requests=[requests[i] for i in todo], fetch=int(fetch), **params)
+            short = []
+            for r in rows:
+                i = todo[r["request"]]
+                out[i] = r["ids"]
+                # a chunked request is exact only once no chunk was cut at ``fetch``
+                exhausted = r["fetched"] < fetch or (len(requests[i]) == 1 and len(r["ids"]) >= limit)
+                if not exhausted:
+                    short.append(i)
+            todo, fetch = short, fetch * 4
+        return out
+
+    def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
+        row = self._read("term_stats", namespace=namespace, terms=list(dict.fromkeys(terms)))[0]
+        return TermStats(n_docs=row["n_docs"], total_length=row["total_length"],
+                         df={term: df for term, df in row["df"]})
+
