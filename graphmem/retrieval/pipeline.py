@@ -179,8 +179,9 @@ class SearchPipeline:
         neighbours = {i: m for i, m in self.store.get_memories(ns, missing).items() if flt.matches(m, now)}
         known = {i: c.memory for i, c in cands.items()} | neighbours
         edges = [e for e in edges if e.b in known]
-        cosines = ({i: float(np.dot(qvec, m.embedding)) for i, m in known.items() if m.embedding is not None}
-                   if qvec is not None else {})
+        reached = {e.b for e in edges}          # only a neighbour's own similarity enters its score
+        cosines = ({i: float(np.dot(qvec, known[i].embedding)) for i in reached
+                    if known[i].embedding is not None} if qvec is not None else {})
         found = expansion.expand(seed_scores, edges, cosines, cfg)
         merged = 0
         fresh: list[Candidate] = []

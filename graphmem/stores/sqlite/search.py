@@ -41,10 +41,15 @@ def _phrase(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def fts_query(namespace: str, terms: list[str]) -> str:
+def fts_query(namespace: str | None, terms: list[str]) -> str:
     """FTS5 query: the namespace's rows holding any of the terms (the namespace is required
-    inside the index; rows of a namespace that tokenises alike are dropped by the caller)."""
+    inside the index; rows of a namespace that tokenises alike are dropped by the caller).
+    ``namespace`` None leaves it out, for a store whose rows are all that namespace's: the
+    same rows in the same order (the namespace column weighs 0 in bm25), without intersecting
+    the terms' postings with a phrase that every row holds."""
     any_term = " OR ".join(map(_phrase, dict.fromkeys(terms)))
+    if namespace is None:
+        return f"{{terms}} : ({any_term})"
     return f"{{namespace}} : {_phrase(namespace)} AND {{terms}} : ({any_term})"
 
 
@@ -109,7 +114,7 @@ class SearchMixin(SQLiteBase):
         if not terms or limit <= 0:
             return []
         where, params = filter_sql(flt, now_iso)
-        match = fts_query(namespace, terms)
+        match = fts_query(None if self._sole_namespace(namespace) else namespace, terms)
         # FTS5 ranks the namespace's matches on its own first (no per-match join: half the cost),
         # then the best ``window`` are checked against filters; a short page widens the window.
         window = max(2 * limit, 64)
@@ -126,6 +131,11 @@ class SearchMixin(SQLiteBase):
             if len(rows) >= limit or matched < window:        # enough, or every match was seen
                 return [r[0] for r in rows]
             window *= 4
+
+    def _sole_namespace(self, namespace: str) -> bool:
+        """True when no other namespace holds a memory (every full-text row is this namespace's)."""
+        return self.db.execute("SELECT 1 FROM namespace_stats WHERE namespace != ? AND n_docs > 0 LIMIT 1",
+                               (namespace,)).fetchone() is None
 
     def lexical_candidates_many(self, namespace: str, term_lists: list[list[str]], limit: int) -> list[list[str]]:
         return [self.lexical_candidates(namespace, terms, limit, None, "") for terms in term_lists]
