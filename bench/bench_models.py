@@ -3,8 +3,8 @@
 Why: the model choice weighs quality (bench/tune_eval.py --cv) against what each model costs
 per search (one query embedding) and per write (document embedding + linking). Texts are
 real LoCoMo turns and questions (read in place from ../shared), so token lengths are
-realistic. Each figure is measured ``--rounds`` times (the machine is shared: the median
-and the spread are reported, with the load average).
+realistic. Each figure is measured ``--rounds`` times, the models taking turns within each
+round (the machine is shared: the median and the spread are reported, with the load average).
 
     PYTHONPATH=. python bench/bench_models.py            # writes bench/results/models.json
 """
@@ -38,33 +38,53 @@ def spread(values: list[float]) -> dict[str, float]:
             "max": round(max(values), 2), "runs": [round(v, 2) for v in values]}
 
 
-def measure(model: str, turns: list[dict], questions: list[str], rounds: int) -> dict:
-    ensure_model(model=model)
-    emb = load_embedder(model)
-    for q in questions[:10]:
-        emb.embed_query(q)                                       # warm-up
-    query_p50, query_p95, ingest_rate = [], [], []
+def query_round(emb, questions: list[str]) -> tuple[float, float]:
+    """(p50, p95) ms of embedding each question once."""
+    lat = []
+    for q in questions:
+        t0 = time.perf_counter()
+        emb.embed_query(q)
+        lat.append((time.perf_counter() - t0) * 1000)
+    cuts = statistics.quantiles(lat, n=100, method="inclusive")
+    return cuts[49], cuts[94]
+
+
+def ingest_round(emb, turns: list[dict]) -> float:
+    """Memories/s through the normal batch ingest path (embed + dedupe + link + save)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(overrides={"store": {"data_dir": tmp}}, use_env=False)
+        engine = Graphmem(settings, SQLiteStore(Path(tmp)), emb)
+        items = [{"content": t["content"], "tags": t["tags"], "category": t["category"],
+                  "source": t["source"]} for t in turns]
+        t0 = time.perf_counter()
+        for start in range(0, len(items), 100):
+            engine.add_batch(items[start:start + 100], "bench")
+        rate = len(items) / (time.perf_counter() - t0)
+        engine.close()
+    return rate
+
+
+def measure(models: list[str], turns: list[dict], questions: list[str], rounds: int) -> list[dict]:
+    """Rounds are interleaved (round r measures every model in turn), so a change of load on
+    the shared machine falls on every model alike instead of on whichever ran last."""
+    embedders = {}
+    for model in models:
+        ensure_model(model=model)
+        embedders[model] = load_embedder(model)
+        for q in questions[:10]:
+            embedders[model].embed_query(q)                      # warm-up
+    runs: dict[str, dict[str, list[float]]] = {m: {"p50": [], "p95": [], "ingest": [], "load": []} for m in models}
     for _ in range(rounds):
-        lat = []
-        for q in questions:
-            t0 = time.perf_counter()
-            emb.embed_query(q)
-            lat.append((time.perf_counter() - t0) * 1000)
-        cuts = statistics.quantiles(lat, n=100, method="inclusive")
-        query_p50.append(cuts[49])
-        query_p95.append(cuts[94])
-        with tempfile.TemporaryDirectory() as tmp:
-            settings = load_settings(overrides={"store": {"data_dir": tmp}}, use_env=False)
-            engine = Graphmem(settings, SQLiteStore(Path(tmp)), emb)
-            items = [{"content": t["content"], "tags": t["tags"], "category": t["category"],
-                      "source": t["source"]} for t in turns]
-            t0 = time.perf_counter()
-            for start in range(0, len(items), 100):
-                engine.add_batch(items[start:start + 100], "bench")
-            ingest_rate.append(len(items) / (time.perf_counter() - t0))
-            engine.close()
-    return {"model": emb.model_id, "dim": emb.dim, "query_embedding_ms_p50": spread(query_p50),
-            "query_embedding_ms_p95": spread(query_p95), "ingest_memories_per_s": spread(ingest_rate)}
+        for model, emb in embedders.items():
+            p50, p95 = query_round(emb, questions)
+            runs[model]["p50"].append(p50)
+            runs[model]["p95"].append(p95)
+            runs[model]["ingest"].append(ingest_round(emb, turns))
+            runs[model]["load"].append(os.getloadavg()[0])
+    return [{"model": emb.model_id, "dim": emb.dim, "query_embedding_ms_p50": spread(runs[m]["p50"]),
+             "query_embedding_ms_p95": spread(runs[m]["p95"]), "ingest_memories_per_s": spread(runs[m]["ingest"]),
+             "loadavg_1min_after_each_round": [round(x, 2) for x in runs[m]["load"]]}
+            for m, emb in embedders.items()]
 
 
 def main() -> None:
@@ -79,11 +99,10 @@ def main() -> None:
     turns = read_jsonl(base / "memories.jsonl")[:args.memories]
     questions = [q["text"] for q in read_jsonl(base / "queries_no_adv.jsonl")[:args.queries]]
     load = [os.getloadavg()[0]]
-    results = []
-    for model in args.models.split(","):
-        results.append(measure(model, turns, questions, args.rounds))
-        load.append(os.getloadavg()[0])
-        print(json.dumps(results[-1]), flush=True)
+    results = measure(args.models.split(","), turns, questions, args.rounds)
+    load.append(os.getloadavg()[0])
+    for row in results:
+        print(json.dumps(row), flush=True)
     out = {"provenance": provenance([base / "memories.jsonl", base / "queries_no_adv.jsonl"], vars(args) | {
         "out": str(args.out)}, "python " + " ".join(sys.argv)),
            "cpu_count": os.cpu_count(), "loadavg_1min": [round(x, 2) for x in load],
