@@ -71,24 +71,62 @@ def cv_tables(name: str, cv: dict[str, Any]) -> list[str]:
     return lines
 
 
+def edge_table(name: str, cv: dict[str, Any]) -> list[str]:
+    """Held-out edge precision of expansion (``edge_precision_held_out`` of each family)."""
+    blocks = {f: cv["families"][f].get("edge_precision_held_out") for f, _ in FAMILIES if f in cv["families"]}
+    blocks = {f: b for f, b in blocks.items() if b}
+    if not blocks:
+        return []
+    labels = dict(FAMILIES)
+    lines = [f"**Edge precision, held-out** (`bench/results/cv/{name}.json`, the same folds: every neighbour "
+             "expansion added before the cut to k, credited to the edge of its best path; relevant = a gold "
+             "evidence turn; pooled over queries, 95% stratified bootstrap interval. *Boosted*: direct hits in "
+             "the top 10 that an edge also reached, raised by the merge bonus):", "",
+             "| recipe | edge | added (per query) | relevant | precision | added, in top 10 (relevant) "
+             "| boosted in top 10 (relevant) |", "|---|---|---|---|---|---|---|"]
+
+    def cell(c: dict[str, Any]) -> str:
+        if c is None or c["precision"] is None:
+            return ""
+        return f"{c['precision']:.3f} [{c['ci95'][0]:.3f}, {c['ci95'][1]:.3f}]"
+
+    for family, b in blocks.items():
+        n = b["queries"]
+        boosted = b["boosted_in_top_k"]
+        lines.append(f"| {labels[family]} | all | {b['all']['added']} ({b['all']['added'] / n:.1f}) "
+                     f"| {b['all']['relevant']} | {cell(b['all'])} | {b['in_top_k']['added']} "
+                     f"({b['in_top_k']['relevant']}) | {boosted['all']['added']} ({boosted['all']['relevant']}) |")
+        for key in sorted(set(b["by_edge"]) | set(boosted["by_edge"])):
+            e, o = b["by_edge"].get(key), boosted["by_edge"].get(key)
+            boost = f"{o['added']} ({o['relevant']})" if o else ""
+            lines.append(f"| | {key} | {e['added'] if e else 0} | {e['relevant'] if e else 0} | {cell(e)} | "
+                         f"| {boost} |")
+    return lines + [""]
+
+
 def model_table(cvs: dict[str, dict[str, Any]], costs: dict[str, Any] | None) -> list[str]:
     by_model = {m["model"]: m for m in (costs or {}).get("models", [])}
-    lines = ["**Embedding model** (held-out default recipe per model, same protocol and grid; cost from "
+    load = (costs or {}).get("loadavg_1min") or [0.0]
+    lines = ["**Embedding model** (held-out default recipe per model, same protocol; each row's CV grid and "
+             "commit are named; cost from "
              "`python bench/bench_models.py` at "
              f"{short(((costs or {}).get('provenance') or {}).get('git', {}).get('commit'))}, "
-             "`bench/results/models.json`, 2 shared cores: median of "
-             f"{(costs or {}).get('rounds', '?')} rounds [min, max]):", "",
-             "| model | R@10 | multi-hop R@10 | nDCG@10 | answer in top 10 | query embedding p50 ms "
-             "| ingest memories/s |", "|---|---|---|---|---|---|---|"]
+             "`bench/results/models.json`, 2 shared cores, load average "
+             f"{min(load):.0f}-{max(load):.0f}: "
+             f"median of {(costs or {}).get('rounds', '?')} rounds, the models taking turns [min, max]):", "",
+             "| model | CV grid, commit | R@10 | multi-hop R@10 | nDCG@10 | answer in top 10 "
+             "| query embedding p50 ms | ingest memories/s |", "|---|---|---|---|---|---|---|---|"]
     for _name, cv in cvs.items():
         h = cv["families"]["default"]["held_out"]
         cost = by_model.get(cv["model"], {})
         q = cost.get("query_embedding_ms_p50")
         ing = cost.get("ingest_memories_per_s")
-        lines.append(f"| {cv['model']} | {ci(h['recall@10'])} | {ci(h['by_category']['multi_hop']['recall@10'])} "
-                     f"| {h['ndcg@10']['mean']:.3f} | {h['answer@10']['mean']:.3f} "
-                     f"| {q['median']:.1f} [{q['min']:.1f}, {q['max']:.1f}] | " if q else "| | ")
-        lines[-1] += f"{ing['median']:.0f} [{ing['min']:.0f}, {ing['max']:.0f}] |" if ing else "|"
+        run = f"{cv['grid_spec']['grid']}, {short(cv['provenance']['git']['commit'])}"
+        q_cell = f"{q['median']:.1f} [{q['min']:.1f}, {q['max']:.1f}]" if q else ""
+        ing_cell = f"{ing['median']:.1f} [{ing['min']:.1f}, {ing['max']:.1f}]" if ing else ""
+        lines.append(f"| {cv['model']} | {run} | {ci(h['recall@10'])} "
+                     f"| {ci(h['by_category']['multi_hop']['recall@10'])} "
+                     f"| {h['ndcg@10']['mean']:.3f} | {h['answer@10']['mean']:.3f} | {q_cell} | {ing_cell} |")
     return lines + [""]
 
 
@@ -114,7 +152,7 @@ def render(default_name: str) -> str:
     costs = json.loads(costs_path.read_text()) if costs_path.exists() else None
     lines = [BEGIN]
     if default_name in cvs:
-        lines += cv_tables(default_name, cvs[default_name])
+        lines += cv_tables(default_name, cvs[default_name]) + edge_table(default_name, cvs[default_name])
     lines += model_table(cvs, costs) + fixture_table() + [END]
     return "\n".join(lines)
 

@@ -179,46 +179,57 @@ def context_tokens(contents: Sequence[str]) -> int:
 # -- edge precision --------------------------------------------------------------------------
 # Of the neighbours one-hop expansion adds, how many are relevant, per kind of edge? An
 # addition is credited to the path that set its score (the first of its ``why.related`` paths,
-# which the pipeline sorts best first). The edge key is the edge type, refined by the reason's
-# ``kind`` when the reason names one (so a new edge type or a new reason kind shows up as its
-# own row without code here knowing about it).
+# which the pipeline sorts best first). The edge key is the edge type refined by its reason:
+# the reason's ``kind`` when it names one, else the names of the non-empty lists it carries
+# (what the two memories share: ``SHARES_TAG[tags]``, ``SHARES_TAG[tags+topics]``,
+# ``OVERLAPS[terms]``), so a new edge type or a new kind of shared label shows up as its own
+# row without code here knowing about it.
 
 ADDED, RELEVANT = "exp_added", "exp_relevant"
 
 
 def edge_key(path: Mapping[str, object]) -> str:
-    """``EDGE_TYPE`` or ``EDGE_TYPE:kind`` for one expansion path (``why.related`` item)."""
+    """``EDGE_TYPE``, ``EDGE_TYPE:kind`` or ``EDGE_TYPE[list+list]`` for one expansion path
+    (a ``why.related`` item; see above)."""
     edge = str(path.get("edge", "?"))
     reason = path.get("reason")
-    kind = reason.get("kind") if isinstance(reason, Mapping) else None
-    return f"{edge}:{kind}" if isinstance(kind, str) and kind else edge
+    if not isinstance(reason, Mapping):
+        return edge
+    kind = reason.get("kind")
+    if isinstance(kind, str) and kind:
+        return f"{edge}:{kind}"
+    shared = sorted(str(k) for k, v in reason.items() if isinstance(v, list | tuple) and v)
+    return f"{edge}[{'+'.join(shared)}]" if shared else edge
 
 
 def expansion_counts(additions: Sequence[tuple[str, str]], relevance: Mapping[str, float],
-                     top_ids: Collection[str]) -> dict[str, float]:
+                     top_ids: Collection[str], prefix: str = "exp") -> dict[str, float]:
     """Flat per-query counts for ``additions`` = (memory id, edge key) pairs:
     ``exp_added`` / ``exp_relevant`` overall, ``exp_added:<key>`` / ``exp_relevant:<key>``
     per edge key, and ``exp_added@top`` / ``exp_relevant@top`` for the additions that are
-    among ``top_ids`` (the results handed back, e.g. the top 10)."""
+    among ``top_ids`` (the results handed back, e.g. the top 10). ``prefix`` replaces
+    ``exp`` to count another set of pairs (e.g. direct hits an edge also reached)."""
     rel = _relevant(relevance)
-    out: dict[str, float] = {ADDED: 0.0, RELEVANT: 0.0, f"{ADDED}@top": 0.0, f"{RELEVANT}@top": 0.0}
+    added, relevant = f"{prefix}_added", f"{prefix}_relevant"
+    out: dict[str, float] = {added: 0.0, relevant: 0.0, f"{added}@top": 0.0, f"{relevant}@top": 0.0}
     for memory_id, key in additions:
         hit = float(memory_id in rel)
         for suffix in ("", f":{key}", *(("@top",) if memory_id in top_ids else ())):
-            out[ADDED + suffix] = out.get(ADDED + suffix, 0.0) + 1.0
-            out[RELEVANT + suffix] = out.get(RELEVANT + suffix, 0.0) + hit
+            out[added + suffix] = out.get(added + suffix, 0.0) + 1.0
+            out[relevant + suffix] = out.get(relevant + suffix, 0.0) + hit
     return out
 
 
-def edge_keys(rows: Sequence[Mapping[str, float]]) -> list[str]:
+def edge_keys(rows: Sequence[Mapping[str, float]], prefix: str = "exp") -> list[str]:
     """Every edge key that appears in a list of ``expansion_counts`` rows, sorted."""
-    prefix = f"{ADDED}:"
-    return sorted({k[len(prefix):] for row in rows for k in row if k.startswith(prefix)})
+    head = f"{prefix}_added:"
+    return sorted({k[len(head):] for row in rows for k in row if k.startswith(head)})
 
 
-def pooled_precision(rows: Sequence[Mapping[str, float]], suffix: str = "") -> tuple[float, float, float | None]:
+def pooled_precision(rows: Sequence[Mapping[str, float]], suffix: str = "",
+                     prefix: str = "exp") -> tuple[float, float, float | None]:
     """(relevant, added, relevant / added) summed over queries (micro average: every addition
     counts once); precision is None when nothing was added."""
-    added = sum(row.get(ADDED + suffix, 0.0) for row in rows)
-    relevant = sum(row.get(RELEVANT + suffix, 0.0) for row in rows)
+    added = sum(row.get(f"{prefix}_added{suffix}", 0.0) for row in rows)
+    relevant = sum(row.get(f"{prefix}_relevant{suffix}", 0.0) for row in rows)
     return relevant, added, (relevant / added if added else None)

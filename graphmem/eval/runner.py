@@ -78,7 +78,7 @@ class QueryRun:
     """One query under one configuration: the ranked results (to ``depth``) and its trace."""
 
     query_id: str
-    results: list[dict[str, Any]]          # id, merged, health, chars, kind
+    results: list[dict[str, Any]]          # id, merged, health, chars, kind, edge (best path's key)
     stage_ms: dict[str, float]
     total_ms: float
     wall_ms: float
@@ -161,7 +161,8 @@ def run_query(engine, query: EvalQuery, recipe: str, depth: int,
     wall = (time.perf_counter() - t0) * 1000
     rows = {row["stage"]: row for row in outcome.trace["stages"]}
     results = [{"id": c.memory.id, "merged": list(c.merged_duplicates), "health": c.memory.health,
-                "chars": len(c.memory.content), "kind": c.kind} for c in outcome.candidates]
+                "chars": len(c.memory.content), "kind": c.kind,
+                "edge": edge_key(c.related[0]) if c.related else None} for c in outcome.candidates]
     counts = {
         "vector": rows["recall"].get("vector", 0), "lexical": rows["recall"].get("lexical", 0),
         "fused": rows["recall"]["out"], "expansion_added": rows["expansion"].get("added", 0),

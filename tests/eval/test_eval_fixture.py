@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from graphmem.eval.report import build_report, deterministic_view
 from graphmem.eval.runner import EvalOptions, evaluate
+from graphmem.model import EDGE_TYPES
 from graphmem.text import tokenize
 
 from .conftest import FIXTURE
@@ -102,12 +103,15 @@ def test_edge_precision_accounts_for_every_expansion_addition(report: dict) -> N
         assert edges["all"]["added"] == round(cfg["candidates_mean"]["expansion_added"] * n) > 0
         assert sum(e["added"] for e in edges["by_edge"].values()) == edges["all"]["added"]
         assert sum(e["relevant"] for e in edges["by_edge"].values()) == edges["all"]["relevant"] > 0
-        assert set(edges["by_edge"]) <= {"SHARES_TAG", "SAME_CATEGORY", "OVERLAPS", "RELATED"} | {
-            k for k in edges["by_edge"] if ":" in k}
+        assert {k.split("[")[0].split(":")[0] for k in edges["by_edge"]} <= set(EDGE_TYPES)
+        assert "SHARES_TAG[tags]" in edges["by_edge"]
         assert edges["in_top_k"]["added"] == round(cfg["overall"]["related_in_top_k"] * n)
         assert edges["in_top_k"]["relevant"] <= min(edges["in_top_k"]["added"], edges["all"]["relevant"])
         low, high = edges["all"]["ci95"]
         assert 0 <= low <= edges["all"]["precision"] <= high <= 1
+        boosted = edges["boosted_in_top_k"]
+        assert boosted["all"]["added"] == sum(e["added"] for e in boosted["by_edge"].values()) > 0
+        assert boosted["all"]["relevant"] <= boosted["all"]["added"] + edges["in_top_k"]["added"] <= 10 * n
 
 
 def test_same_input_same_numbers(report: dict) -> None:

@@ -86,8 +86,13 @@ def test_credited_lists_first_credit_only() -> None:
     assert M.credited([("a", "b"), "b", "c"], {"b": 1, "c": 2}, 3) == [["b"], [], ["c"]]
 
 
-def test_edge_key_is_the_type_refined_by_a_reason_kind() -> None:
-    assert M.edge_key({"edge": "SHARES_TAG", "reason": {"tags": ["billing"]}}) == "SHARES_TAG"
+def test_edge_key_is_the_type_refined_by_what_the_reason_shares() -> None:
+    assert M.edge_key({"edge": "SHARES_TAG", "reason": {"tags": ["billing"], "rarity": 0.4}}) == "SHARES_TAG[tags]"
+    both = {"tags": ["speaker:a"], "topics": [{"label": "pottery"}], "rarity": 0.4}
+    assert M.edge_key({"edge": "SHARES_TAG", "reason": both}) == "SHARES_TAG[tags+topics]"
+    assert M.edge_key({"edge": "SHARES_TAG", "reason": {"tags": [], "topics": ["x"]}}) == "SHARES_TAG[topics]"
+    category = {"category": "ops", "similarity": 0.7}
+    assert M.edge_key({"edge": "SAME_CATEGORY", "reason": category}) == "SAME_CATEGORY"
     assert M.edge_key({"edge": "SHARES_TAG", "reason": {"tags": ["x"], "kind": "topic"}}) == "SHARES_TAG:topic"
     assert M.edge_key({"edge": "RELATED", "reason": None}) == "RELATED"
 
@@ -107,3 +112,8 @@ def test_expansion_counts_per_edge_and_in_top() -> None:
     assert M.pooled_precision([row, other], ":SAME_CATEGORY") == (0, 1, 0.0)
     assert M.pooled_precision([row, other]) == (2, 5, pytest.approx(0.4))
     assert M.pooled_precision([empty], ":OVERLAPS") == (0, 0, None)
+    # another set of pairs under its own prefix (direct hits an edge also reached)
+    boost = M.expansion_counts([("b", "OVERLAPS")], {"b": 1}, top_ids=(), prefix="boost")
+    assert (boost["boost_added:OVERLAPS"], boost["boost_relevant"], boost["boost_added@top"]) == (1, 1, 0)
+    assert M.edge_keys([row, boost], "boost") == ["OVERLAPS"]
+    assert M.pooled_precision([row, boost], prefix="boost") == (1, 1, 1.0)
