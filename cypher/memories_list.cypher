@@ -30,4 +30,4 @@ WHERE m.namespace = $namespace AND m.created_at >= coalesce($after_created, '') 
 WITH m ORDER BY m.namespace ASC, m.created_at ASC, m.id ASC LIMIT $limit
 RETURN m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason, .metadata,
          .created_at, .updated_at, .valid_until, .expires_at, .embedding, .health, .health_reasons,
-         .source_weight, .term_counts, .near_duplicate_of, .evidence} AS memory;
+         .source_weight, .term_counts, .near_duplicate_of, .evidence, .topics} AS memory;

@@ -18,4 +18,4 @@ CALL (content_hash) {
 }
 RETURN m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason, .metadata,
          .created_at, .updated_at, .valid_until, .expires_at, .embedding, .health, .health_reasons,
-         .source_weight, .term_counts, .near_duplicate_of, .evidence} AS memory;
+         .source_weight, .term_counts, .near_duplicate_of, .evidence, .topics} AS memory;

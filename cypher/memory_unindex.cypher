@@ -8,7 +8,7 @@
 // and their relation edges stay (the save updates a node in place; delete detaches it next).
 //
 // Parameters: $namespace (string), $ids (list<string>, distinct).
-// Returns: one row {id, old_tags: [string]} per memory that exists.
+// Returns: one row {id, old_tags: [string]} per memory that exists (its tags and topic labels).
 UNWIND $ids AS id
 MATCH (m:Memory {namespace: $namespace, id: id}) USING INDEX SEEK m:Memory(namespace, id)
 CALL (m) {
@@ -32,4 +32,4 @@ MERGE (s:NamespaceStats {namespace: $namespace})
   ON CREATE SET s.n_docs = 0, s.total_length = 0
 SET s.n_docs = s.n_docs - 1,
     s.total_length = s.total_length - m.doc_length
-RETURN id, m.tags AS old_tags;
+RETURN id, m.tags + coalesce(m.topic_labels, []) AS old_tags;

@@ -7,13 +7,15 @@
 //   (:Memory {namespace, id, content, content_hash, tags, category, source, reason,
 //             metadata, created_at, updated_at, valid_until, expires_at, embedding,
 //             health, health_reasons, source_weight, term_counts, term_keys, doc_length,
-//             terms, near_duplicate_of, evidence})
-//       metadata / health_reasons / term_counts / evidence are JSON strings;
+//             terms, near_duplicate_of, evidence, topics, topic_labels})
+//       metadata / health_reasons / term_counts / evidence / topics are JSON strings;
 //       terms = graphmem's own tokens, space separated, repeated per term frequency;
 //       term_keys = the distinct terms (to keep TermDF in step without parsing JSON).
 //   (:Memory)-[:TAGGED {namespace, tag, created_at, memory_id}]->(:Tag {namespace, name})
 //       the link repeats its memory's key, tag and created_at so tag_members is one
 //       ordered index seek (tagged_order) instead of expanding every link of a tag.
+//       Extracted topics are linked the same way, to Tag nodes named "Topic:<key>" (a caller's
+//       tags are case-folded, so never collide); the memory lists them in topic_labels.
 //   (:Memory)-[:SHARES_TAG|SAME_CATEGORY|OVERLAPS|RELATED {weight, reason}]->(:Memory)
 //       stored once, from the smaller id to the larger; reason is a JSON string.
 //   (:TermDF {namespace, term, df})           document frequency per term

@@ -134,12 +134,25 @@ class EdgeSettings:
     lexical_lookup_terms: int
     lexical_max_df_ratio: float
     lexical_max_postings: int
+    topic_tag_weight: float
+    topic_max_df_ratio: float
 
     def max_degree(self, edge_type: str) -> int:
         return {"SHARES_TAG": self.max_degree_shares_tag,
                 "SAME_CATEGORY": self.max_degree_same_category,
                 "OVERLAPS": self.max_degree_overlaps,
                 "RELATED": self.max_degree_related}[edge_type]
+
+
+@dataclass(frozen=True)
+class TopicSettings:
+    """Topic tags extracted at ingest (``ingest/topics.py``); how they link is in ``[edges]``."""
+
+    enabled: bool
+    max_per_memory: int
+    min_chars: int
+    names: bool
+    phrases: bool
 
 
 @dataclass(frozen=True)
@@ -272,6 +285,7 @@ class Settings:
     model: ModelSettings
     api: ApiSettings
     mcp: McpSettings
+    topics: TopicSettings
     search: SearchConfig
     recipes: dict[str, SearchConfig] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -345,6 +359,7 @@ def settings_from_dict(data: dict) -> Settings:
         model=_build(ModelSettings, data["model"], "model"),
         api=_build(ApiSettings, data["api"], "api"),
         mcp=_build(McpSettings, data["mcp"], "mcp"),
+        topics=_build(TopicSettings, data["topics"], "topics"),
         search=base_search,
         recipes=recipes,
         raw=data,

@@ -16,12 +16,24 @@ from graphmem.fastjson import loads
 
 LINK_TYPES = ("SHARES_TAG", "SAME_CATEGORY", "OVERLAPS")   # maintained automatically on ingest
 EDGE_TYPES = (*LINK_TYPES, "RELATED")                        # RELATED: explicit, evidence-gated
+# Extracted topics live in the tag index under this prefix. Caller tags are case-folded
+# (``text.normalize_tag``), so a label starting with an upper-case letter is never a caller's.
+TOPIC_LABEL_PREFIX = "Topic:"
 HEALTH_BINS = ("0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0")   # the stats histogram
 
 
 def health_bin(bucket: int) -> str:
     """The histogram bin of ``int(health * 5)`` (health 1.0, bucket 5, joins the last bin)."""
     return HEALTH_BINS[min(bucket, len(HEALTH_BINS) - 1)]
+
+
+def topic_label(key: str) -> str:
+    """The tag-index label of a topic key."""
+    return TOPIC_LABEL_PREFIX + key
+
+
+def is_topic_label(label: str) -> bool:
+    return label.startswith(TOPIC_LABEL_PREFIX)
 
 
 def utcnow_iso() -> str:
@@ -75,6 +87,17 @@ class Memory:
     term_counts: dict[str, int] = field(default_factory=dict)
     near_duplicate_of: str | None = None
     evidence: dict[str, Any] | None = None
+    topics: list[dict[str, str]] = field(default_factory=list)   # extracted: [{"topic", "quote"}]
+
+    @property
+    def topic_labels(self) -> list[str]:
+        return [topic_label(t["topic"]) for t in self.topics]
+
+    @property
+    def index_labels(self) -> list[str]:
+        """What the tag index holds for this memory: the caller's tags, then its topics' labels
+        (so topic members, counts and rarity come from the same index and rule as tags)."""
+        return list(dict.fromkeys([*self.tags, *self.topic_labels]))
 
     @property
     def doc_length(self) -> int:
@@ -101,6 +124,7 @@ class Memory:
             "health_reasons": [p.to_dict() for p in self.health_reasons],
             "source_weight": round(self.source_weight, 4),
             "near_duplicate_of": self.near_duplicate_of,
+            "topics": [dict(t) for t in self.topics],
         }
         if self.evidence is not None:
             out["evidence"] = self.evidence

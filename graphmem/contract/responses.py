@@ -45,6 +45,14 @@ class StoredEvidence(Output):
     quote: str
 
 
+class Topic(Output):
+    """A topic graphmem extracted from the content (not the caller's): its key (graphmem's own
+    terms) and the span of content it comes from."""
+
+    topic: str
+    quote: str
+
+
 class Memory(Output):
     id: str
     namespace: str
@@ -63,6 +71,9 @@ class Memory(Output):
     source_weight: float
     near_duplicate_of: str | None
     evidence: StoredEvidence | None = None
+    topics: list[Topic] = Field(default_factory=list, description=(
+        "Extracted at ingest (names and salient words, each with the span it comes from); they link "
+        "memories through SHARES_TAG like tags do. Kept apart from `tags`, which are the caller's own."))
 
 
 class CreateResult(Output):

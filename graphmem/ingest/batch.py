@@ -60,7 +60,7 @@ class BatchView:
         unique = list(dict.fromkeys(tuple(q) for q in queries))
         found = store.lexical_candidates_many(ns, [list(q) for q in unique], cfg.candidates_lexical)
         self.lexical = dict(zip(unique, found, strict=True))
-        tags = sorted({t for m in memories for t in m.tags})
+        tags = sorted({t for m in memories for t in m.index_labels})
         self.tag_lists = store.tag_members_many(ns, tags, cfg.candidates_per_tag)
         self.category_lists = store.category_members_many(
             ns, sorted({m.category for m in memories if m.category}), cfg.candidates_per_category)
@@ -80,7 +80,7 @@ class BatchView:
 
     def tag_members(self, namespace: str, tag: str, limit: int, exclude_id: str | None = None) -> list[str]:
         held = [self.stored[i] for i in self.tag_lists.get(tag, []) if i in self.stored]
-        return _newest_first(held + [m for m in self.pending if tag in m.tags], exclude_id, limit)
+        return _newest_first(held + [m for m in self.pending if tag in m.index_labels], exclude_id, limit)
 
     def category_members(self, namespace: str, category: str, limit: int,
                          exclude_id: str | None = None) -> list[str]:
@@ -113,7 +113,7 @@ class BatchView:
         """``mem`` is saved with these edge changes, as far as the rest of the batch can see."""
         self.pending.append(mem)
         self.pending_df.update(mem.term_counts.keys())
-        self.pending_tags.update(set(mem.tags))
+        self.pending_tags.update(set(mem.index_labels))
         for edge in remove_edges:
             self._drop(edge.key)
         for edge in add_edges:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.config import EdgeSettings
-from graphmem.model import LINK_TYPES, Edge, Memory
+from graphmem.model import LINK_TYPES, TOPIC_LABEL_PREFIX, Edge, Memory, is_topic_label, topic_label
 
 
 @dataclass
@@ -34,9 +34,15 @@ def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
     return float(np.dot(a, b))
 
 
+def label_rarity(label: str, df: int, cfg: EdgeSettings) -> float:
+    """A shared label's part of SHARES_TAG: its tag rarity, times ``topic_tag_weight`` for a topic."""
+    return tag_rarity(df) * (cfg.topic_tag_weight if is_topic_label(label) else 1.0)
+
+
 def shares_tag_weight(shared: list[str], tag_df: dict[str, int], cfg: EdgeSettings) -> tuple[float, float] | None:
-    """(weight, summed rarity) of a SHARES_TAG edge over ``shared`` tags; None below the floor."""
-    rarity = sum(tag_rarity(tag_df.get(t, 1)) for t in shared)
+    """(weight, summed rarity) of a SHARES_TAG edge over ``shared`` labels (tags and topic labels);
+    None below the floor."""
+    rarity = sum(label_rarity(t, tag_df.get(t, 1), cfg) for t in shared)
     if not shared or rarity <= cfg.min_shared_tag_rarity:
         return None
     return cfg.shares_tag_weight * min(1.0, rarity / cfg.tag_full_strength), rarity
@@ -53,13 +59,27 @@ def overlaps_weight(shared_terms: int, cfg: EdgeSettings) -> float | None:
     return cfg.overlaps_weight * min(1.0, shared_terms / cfg.overlap_full_terms)
 
 
-def shares_tag_edge(mem: Memory, other: Memory, tag_df: dict[str, int], cfg: EdgeSettings) -> Edge | None:
-    shared = sorted(set(mem.tags) & set(other.tags))
+def shares_tag_reason(shared: list[str], rarity: float) -> dict:
+    """The caller's tags and the topics (keys) two memories share, apart."""
+    reason: dict = {"tags": [t for t in shared if not is_topic_label(t)], "rarity": round(rarity, 4)}
+    topics = [t[len(TOPIC_LABEL_PREFIX):] for t in shared if is_topic_label(t)]
+    if topics:
+        reason["topics"] = topics
+    return reason
+
+
+def reason_labels(reason: dict) -> list[str]:
+    """The labels a SHARES_TAG reason names (its tags and its topics' labels)."""
+    return [*reason.get("tags", []), *(topic_label(k) for k in reason.get("topics", []))]
+
+
+def shares_tag_edge(mem: Memory, other: Memory, tag_df: dict[str, int], cfg: EdgeSettings,
+                    labels: list[str]) -> Edge | None:
+    shared = sorted(set(labels) & set(other.index_labels))
     found = shares_tag_weight(shared, tag_df, cfg)
     if found is None:
         return None
-    return Edge.make(mem.namespace, mem.id, other.id, "SHARES_TAG", found[0],
-                     {"tags": shared, "rarity": round(found[1], 4)})
+    return Edge.make(mem.namespace, mem.id, other.id, "SHARES_TAG", found[0], shares_tag_reason(shared, found[1]))
 
 
 def same_category_edge(mem: Memory, other: Memory, cfg: EdgeSettings) -> Edge | None:
@@ -85,10 +105,10 @@ def reweigh(edge: Edge, tag_df: dict[str, int], cfg: EdgeSettings) -> Edge | Non
     Other edge types are returned unchanged."""
     reason = dict(edge.reason)
     if edge.type == "SHARES_TAG":
-        found = shares_tag_weight(list(reason.get("tags", [])), tag_df, cfg)
+        found = shares_tag_weight(reason_labels(reason), tag_df, cfg)
         if found is None:
             return None
-        weight, reason["rarity"] = found[0], round(found[1], 4)
+        weight, reason = found[0], shares_tag_reason(sorted(reason_labels(reason)), found[1])
     elif edge.type == "SAME_CATEGORY":
         weight = same_category_weight(float(reason.get("similarity", 0.0)), cfg)
     elif edge.type == "OVERLAPS":
@@ -106,12 +126,12 @@ def _strength_key(edge: Edge) -> tuple[float, str, str]:
     return (-edge.weight, edge.a, edge.b)
 
 
-def _weight_keys(mem: Memory, others: list[Memory], tag_df: dict[str, int],
-                 cfg: EdgeSettings) -> dict[str, list[tuple[tuple[float, str, str], Memory]]]:
+def _weight_keys(mem: Memory, others: list[Memory], tag_df: dict[str, int], cfg: EdgeSettings,
+                 labels: list[str]) -> dict[str, list[tuple[tuple[float, str, str], Memory]]]:
     """Each type's qualifying candidates with the sort key their edge would have (the weight
     ``Edge.make`` rounds to), computed without building edges or reasons: most candidates lose."""
-    tags, terms = set(mem.tags), set(mem.term_counts)
-    rarity = {t: tag_rarity(tag_df.get(t, 1)) for t in tags}
+    tags, terms = set(labels), set(mem.term_counts)
+    rarity = {t: label_rarity(t, tag_df.get(t, 1), cfg) for t in tags}
     keyed: dict[str, list[tuple[tuple[float, str, str], Memory]]] = {t: [] for t in LINK_TYPES}
 
     def put(edge_type: str, weight: float, other: Memory) -> None:
@@ -119,7 +139,7 @@ def _weight_keys(mem: Memory, others: list[Memory], tag_df: dict[str, int],
         keyed[edge_type].append(((-round(float(weight), 6), a, b), other))
 
     for other in others:
-        shared = sorted(tags.intersection(other.tags))
+        shared = sorted(tags.intersection(other.index_labels))
         if shared:
             total = sum(rarity[t] for t in shared)
             if total > cfg.min_shared_tag_rarity:
@@ -134,17 +154,19 @@ def _weight_keys(mem: Memory, others: list[Memory], tag_df: dict[str, int],
 
 
 def propose_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
-                  cfg: EdgeSettings) -> dict[str, list[Edge]]:
+                  cfg: EdgeSettings, labels: list[str] | None = None) -> dict[str, list[Edge]]:
     """The strongest ``K`` edges of each type from ``mem`` to its candidates (no caps of others yet).
     Candidates are ranked by weight first and only the ``K`` winners become edges (the same
-    edges, in the same order, as building every edge and sorting them)."""
+    edges, in the same order, as building every edge and sorting them). ``labels``: the tags and
+    topic labels ``mem`` links by (default: its tags and every topic)."""
     others = [c for c in candidates if c.id != mem.id and c.namespace == mem.namespace]
+    labels = mem.index_labels if labels is None else labels
     builders = {
-        "SHARES_TAG": lambda o: shares_tag_edge(mem, o, tag_df, cfg),
+        "SHARES_TAG": lambda o: shares_tag_edge(mem, o, tag_df, cfg, labels),
         "SAME_CATEGORY": lambda o: same_category_edge(mem, o, cfg),
         "OVERLAPS": lambda o: overlaps_edge(mem, o, cfg),
     }
-    keyed = _weight_keys(mem, others, tag_df, cfg)
+    keyed = _weight_keys(mem, others, tag_df, cfg, labels)
     proposals: dict[str, list[Edge]] = {}
     for edge_type in LINK_TYPES:
         winners = heapq.nsmallest(max(cfg.max_degree(edge_type), 0), keyed[edge_type], key=lambda kv: kv[0])
@@ -177,6 +199,6 @@ def apply_degree_caps(mem_id: str, proposals: dict[str, list[Edge]], existing: d
 
 
 def plan_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
-               existing: dict[str, list[Edge]], cfg: EdgeSettings) -> EdgePlan:
+               existing: dict[str, list[Edge]], cfg: EdgeSettings, labels: list[str] | None = None) -> EdgePlan:
     """Edges for ``mem`` (which must have none yet) against ``candidates``, degree-bounded."""
-    return apply_degree_caps(mem.id, propose_edges(mem, candidates, tag_df, cfg), existing, cfg)
+    return apply_degree_caps(mem.id, propose_edges(mem, candidates, tag_df, cfg, labels), existing, cfg)

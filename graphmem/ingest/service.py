@@ -6,6 +6,7 @@ sequences them against a store, under one write lock so linking reads what it wr
 
 from __future__ import annotations
 
+import sys
 import threading
 import uuid
 from collections import defaultdict
@@ -21,10 +22,11 @@ from graphmem.errors import ConflictError, GraphmemError, NotFoundError, StoreUn
 from graphmem.ingest.batch import BatchView
 from graphmem.ingest.evidence import check_evidence
 from graphmem.ingest.health import assess_health
-from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges, reweigh
+from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges, reason_labels, reweigh
 from graphmem.ingest.source import source_weight
+from graphmem.ingest.topics import extract_topics
 from graphmem.ingest.validate import MemoryInput, validate_id, validate_memory, validate_patch
-from graphmem.model import LINK_TYPES, Edge, Memory, utcnow_iso
+from graphmem.model import LINK_TYPES, Edge, Memory, TermStats, utcnow_iso
 from graphmem.stores.base import MemoryStore
 from graphmem.text import content_hash, rarest_terms, term_counts
 
@@ -79,38 +81,56 @@ class Ingestor:
             embedding=None if embedding is None else np.asarray(embedding, dtype=np.float32),
             health=health, health_reasons=reasons,
             source_weight=source_weight(inp.source, self.settings.sources),
-            term_counts=term_counts(inp.content), evidence=inp.evidence)
+            term_counts=term_counts(inp.content), evidence=inp.evidence,
+            topics=extract_topics(inp.content, self.settings.topics))
 
-    def _candidates(self, mem: Memory, view: Any) -> list[Memory]:
-        """Link candidates from the tag, category and lexical indexes (never a scan)."""
+    def _candidates(self, mem: Memory, view: Any, labels: list[str], stats: TermStats) -> list[Memory]:
+        """Link candidates from the tag (and topic), category and lexical indexes (never a scan)."""
         cfg = self.settings.edges
         ids: list[str] = []
-        for tag in mem.tags:
+        for tag in labels:
             ids += view.tag_members(mem.namespace, tag, cfg.candidates_per_tag, exclude_id=mem.id)
         if mem.category:
             ids += view.category_members(mem.namespace, mem.category, cfg.candidates_per_category,
                                          exclude_id=mem.id)
-        ids += view.lexical_candidates(mem.namespace, self._rare_terms(mem, view), cfg.candidates_lexical,
+        ids += view.lexical_candidates(mem.namespace, self._rare_terms(mem, view, stats), cfg.candidates_lexical,
                                        None, self.clock(), exclude_id=mem.id)
         found = view.get_memories(mem.namespace, list(dict.fromkeys(ids)))
         return [found[i] for i in sorted(found)]
 
-    def _rare_terms(self, mem: Memory, view: Any) -> list[str]:
+    def _rare_terms(self, mem: Memory, view: Any, stats: TermStats | None = None) -> list[str]:
         """The memory's rarest terms (``text.rarest_terms`` under ``edges.lexical_*``): a bounded
         postings budget keeps the cost of an insert flat as the store grows, and rare shared terms
         are the ones that make an OVERLAPS edge meaningful."""
         cfg = self.settings.edges
-        stats = view.term_stats(mem.namespace, list(mem.term_counts))
+        stats = stats or view.term_stats(mem.namespace, list(mem.term_counts))
         return rarest_terms(mem.term_counts, stats.df, stats.n_docs, max_terms=cfg.lexical_lookup_terms,
                             max_df_ratio=cfg.lexical_max_df_ratio, max_postings=cfg.lexical_max_postings)
 
+    def _link_topics(self, mem: Memory, tag_df: dict[str, int], n_docs: int) -> list[str]:
+        """The topic labels ``mem`` links by: those other memories hold, skipping any held by more
+        than ``edges.topic_max_df_ratio`` of the namespace (``text.rarest_terms``, the rule lexical
+        lookups use; each topic's candidates are capped at ``candidates_per_tag`` already)."""
+        topics = mem.topic_labels
+        if not topics or self.settings.edges.topic_tag_weight <= 0:
+            return []
+        others = {t: tag_df[t] - 1 for t in topics}
+        return rarest_terms(topics, others, n_docs, max_terms=len(topics),
+                            max_df_ratio=self.settings.edges.topic_max_df_ratio, max_postings=sys.maxsize)
+
     def _link(self, mem: Memory, stored_tags: list[str] | tuple = (),
               view: Any = None) -> tuple[EdgePlan, str | None]:
-        """Edges for ``mem`` and its near duplicate; ``stored_tags`` are the tags it already holds in
-        the store (on update), which the stored tag counts already include. ``view`` answers the
-        reads: the store itself, or a ``BatchView`` (the store plus the batch planned so far)."""
+        """Edges for ``mem`` and its near duplicate; ``stored_tags`` are the labels (tags and topic
+        labels) it already holds in the store (on update), which the stored counts already include.
+        ``view`` answers the reads: the store itself, or a ``BatchView`` (the store plus the batch
+        planned so far)."""
         view = view or self.store
-        candidates = self._candidates(mem, view)
+        stats = view.term_stats(mem.namespace, list(mem.term_counts))
+        counts = view.tag_counts(mem.namespace, mem.index_labels)
+        held = set(stored_tags)
+        tag_df = {t: counts.get(t, 0) + (t not in held) for t in mem.index_labels}   # + the memory, counted once
+        labels = [*mem.tags, *self._link_topics(mem, tag_df, stats.n_docs)]
+        candidates = self._candidates(mem, view, labels, stats)
         near_dup = None
         best = self.settings.ingest.near_duplicate_threshold
         for other in candidates:
@@ -118,10 +138,7 @@ class Ingestor:
                 cos = float(np.dot(mem.embedding, other.embedding))
                 if cos > best:
                     best, near_dup = cos, other.id
-        counts = view.tag_counts(mem.namespace, mem.tags)
-        held = set(stored_tags)
-        tag_df = {t: counts.get(t, 0) + (t not in held) for t in mem.tags}   # + the memory, counted once
-        proposals = propose_edges(mem, candidates, tag_df, self.settings.edges)
+        proposals = propose_edges(mem, candidates, tag_df, self.settings.edges, labels)
         endpoints = sorted({e.other(mem.id) for edges in proposals.values() for e in edges})
         existing: dict[str, list[Edge]] = {}
         for edge in view.edges_of(mem.namespace, endpoints, types=list(LINK_TYPES), with_reasons=False):
@@ -266,11 +283,16 @@ class Ingestor:
                 mem.near_duplicate_of = current.near_duplicate_of
                 self.store.save_memory(mem, [], [])
                 return mem
-            kept = self.store.edges_of(namespace, [memory_id], types=["RELATED"])
-            plan, near_dup = self._link(replace(mem), stored_tags=current.tags)
-            mem.near_duplicate_of = near_dup
-            self.store.save_memory(mem, kept + plan.add, plan.remove, replace_edges=True)
-            return mem
+            return self._relink(current, mem)
+
+    def _relink(self, current: Memory, mem: Memory) -> Memory:
+        """Save ``mem`` over the stored ``current`` with its automatic edges planned anew (explicit
+        RELATED edges kept), as an update of its content, tags, category or topics needs."""
+        kept = self.store.edges_of(mem.namespace, [mem.id], types=["RELATED"])
+        plan, near_dup = self._link(replace(mem), stored_tags=current.index_labels)
+        mem.near_duplicate_of = near_dup
+        self.store.save_memory(mem, kept + plan.add, plan.remove, replace_edges=True)
+        return mem
 
     def delete(self, namespace: str, memory_id: str) -> bool:
         with self.lock:
@@ -313,43 +335,52 @@ class Ingestor:
         """Re-apply health rules and source ranks to stored memories, re-derive their terms with the
         current tokeniser (a store written by an older release is brought up to date), and re-weigh
         their automatic edges from the stored reasons under the current edge rules and tag counts
-        (tags grow common after an edge is made). Nothing is deleted but edges that no longer qualify."""
-        changed = seen = retokenised = reweighed = dropped = 0
+        (tags grow common after an edge is made). Extracted topics are re-derived under ``[topics]``
+        (a store written before topics gains them) and a memory whose topics change is re-linked.
+        Nothing is deleted but edges that no longer qualify."""
+        changed = seen = retokenised = reweighed = dropped = retopiced = 0
         for ns in [namespace] if namespace else self.store.namespaces():
             for batch in self.store.iter_memories(ns):
-                updates, resaves = [], []
+                updates, resaves, relinks = [], [], []
                 for mem in batch:
                     seen += 1
                     health, reasons = assess_health(mem.content, mem.tags, mem.category, self.settings.health)
                     weight = source_weight(mem.source, self.settings.sources)
                     terms = term_counts(mem.content)
-                    if terms != mem.term_counts:
-                        resaves.append(replace(mem, term_counts=terms, health=health, health_reasons=reasons,
-                                               source_weight=weight))
+                    topics = extract_topics(mem.content, self.settings.topics)
+                    new = replace(mem, term_counts=terms, topics=topics, health=health, health_reasons=reasons,
+                                  source_weight=weight)
+                    if topics != mem.topics:
+                        relinks.append((mem, new))
+                    elif terms != mem.term_counts:
+                        resaves.append(new)
                     if (health, [r.to_dict() for r in reasons], weight) != (
                             mem.health, [r.to_dict() for r in mem.health_reasons], mem.source_weight):
                         changed += 1
-                        if terms == mem.term_counts:
+                        if terms == mem.term_counts and topics == mem.topics:
                             updates.append((mem.id, health, reasons, weight))
                 with self.lock:
                     if updates:
                         self.store.update_health(ns, updates)
                     for mem in resaves:             # the whole row, so the full-text index follows
                         self.store.save_memory(mem, [], [])
+                    for old, new in relinks:        # new topic labels: the row, its index entries and edges
+                        self._relink(old, new)
                     upserts, removals = self._reweigh_edges(ns, [m.id for m in batch])
                     if upserts or removals:
                         self.store.write_edges(upserts, removals)
-                retokenised += len(resaves)
+                retokenised += len(resaves) + sum(old.term_counts != new.term_counts for old, new in relinks)
+                retopiced += len(relinks)
                 reweighed += len(upserts)
                 dropped += len(removals)
-        return {"memories": seen, "changed": changed, "terms_updated": retokenised,
+        return {"memories": seen, "changed": changed, "terms_updated": retokenised, "topics_updated": retopiced,
                 "edges_reweighted": reweighed, "edges_removed": dropped}
 
     def _reweigh_edges(self, namespace: str, ids: list[str]) -> tuple[list[Edge], list[Edge]]:
         """Automatic edges whose ``a`` end is in ``ids`` (each edge once), re-weighed."""
         batch = set(ids)
         edges = [e for e in self.store.edges_of(namespace, ids, types=list(LINK_TYPES)) if e.a in batch]
-        tags = sorted({t for e in edges if e.type == "SHARES_TAG" for t in e.reason.get("tags", [])})
+        tags = sorted({t for e in edges if e.type == "SHARES_TAG" for t in reason_labels(e.reason)})
         tag_df = self.store.tag_counts(namespace, tags)
         upserts, removals = [], []
         for edge in edges:

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from graphmem.config import McpSettings
-from graphmem.retrieval.why_text import why_parts
+from graphmem.retrieval.why_text import shared_detail, why_parts
 
 COMPACT_MEMORY_FIELDS = ("id", "content", "tags", "category", "source", "health")
 ENVELOPE_CHARS = 256        # what a single-memory result adds around the memory (status, id, ...)
@@ -65,7 +65,7 @@ def neighbor(item: dict[str, Any], detail: str, cfg: McpSettings) -> dict[str, A
     if detail == "full":
         return {**item, "memory": fit(item["memory"], cfg.max_result_chars // 4)}
     reason = item["reason"]
-    shared = reason.get("tags") or reason.get("terms") or reason.get("label") or reason.get("category")
+    shared = shared_detail(reason)
     return {"id": item["memory"]["id"], "type": item["type"], "weight": round(item["weight"], 4),
             "because": shared, "content": _cut(item["memory"]["content"], cfg.compact_content_chars)}
 

@@ -39,7 +39,7 @@ class Problem:
 
 
 def _count_problems(store: MemoryStore, ns: str, mems: list[Memory]) -> list[Problem]:
-    tags = Counter(t for m in mems for t in set(m.tags))
+    tags = Counter(t for m in mems for t in set(m.index_labels))
     cats = Counter(m.category for m in mems if m.category)
     df = Counter(t for m in mems for t in m.term_counts)
     out: list[Problem] = []
@@ -134,7 +134,7 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
             resave = [mid for mid in problem.ids or list(by_id) if mid in by_id]
         elif problem.kind == "tag_counts":      # Neo4j counts a tag by its links: rebuild the holders'
             bad = set(problem.ids)
-            resave = [m.id for m in mems if bad & set(m.tags)]
+            resave = [m.id for m in mems if bad & set(m.index_labels)]
         for mid in resave:
             store.save_memory(by_id[mid], [], [])          # rebuilds the memory's index entries and links
         if resave:

@@ -45,7 +45,8 @@ def record_memory(rec: dict[str, Any]) -> Memory:
         embedding=None if emb is None else np.frombuffer(base64.b64decode(emb), dtype="<f4").astype(np.float32),
         health=float(rec["health"]), health_reasons=[HealthPenalty(**p) for p in rec.get("health_reasons") or []],
         source_weight=float(rec["source_weight"]), term_counts=dict(rec.get("term_counts") or {}),
-        near_duplicate_of=rec.get("near_duplicate_of"), evidence=rec.get("evidence"))
+        near_duplicate_of=rec.get("near_duplicate_of"), evidence=rec.get("evidence"),
+        topics=[dict(t) for t in rec.get("topics") or []])
 
 
 def edge_record(edge: Edge) -> dict[str, Any]:

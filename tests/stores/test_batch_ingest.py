@@ -24,7 +24,9 @@ from graphmem.stores.sqlite import SQLiteStore
 
 NOW = "2025-03-01T00:00:00.000000Z"
 CAPS = {"max_degree_shares_tag": 3, "max_degree_same_category": 2, "max_degree_overlaps": 3}
-EDGES = {"candidates_per_tag": 6, "candidates_per_category": 5, "candidates_lexical": 100000, **CAPS}
+# Topics link too (they are candidates from the same tag index, under the same caps).
+EDGES = {"candidates_per_tag": 6, "candidates_per_category": 5, "candidates_lexical": 100000,
+         "topic_tag_weight": 0.5, "topic_max_df_ratio": 0.1, **CAPS}
 
 
 def items() -> list[dict]:
@@ -45,8 +47,8 @@ def items() -> list[dict]:
 
 def snapshot(engine: Graphmem, namespace: str) -> dict:
     store = engine.store
-    memories = sorted((m.id, m.created_at, m.near_duplicate_of, tuple(m.tags), m.category)
-                      for batch in store.iter_memories(namespace) for m in batch)
+    memories = sorted((m.id, m.created_at, m.near_duplicate_of, tuple(m.index_labels), m.category,
+                       json.dumps(m.topics)) for batch in store.iter_memories(namespace) for m in batch)
     ids = [m[0] for m in memories]
     edges = sorted((e.a, e.b, e.type, e.weight, json.dumps(e.reason, sort_keys=True))
                    for e in store.edges_among(namespace, ids))
@@ -104,6 +106,8 @@ def test_batch_gives_the_edges_of_one_insert_after_another(engines):
         held = [n for (_, t), n in degree.items() if t == edge_type]
         assert max(held) == cap, (edge_type, held)      # the caps bound: eviction ran
     assert set(EDGE_TYPES) - {"RELATED"} <= {e[2] for e in expected["edges"]}
+    topical = [e for e in expected["edges"] if '"topics"' in e[4]]
+    assert topical and any('"tags": []' in e[4] for e in topical)    # topic-only links exist, batch-exact
 
 
 def test_import_overlapping_embedding_writes_the_same_store(tmp_path, embedder):

@@ -67,3 +67,41 @@ def test_old_store_gets_a_namespace_scoped_fts_table(tmp_path):
     assert reopened.lexical_candidates("other", ["billing"], 10, None, "") == ["c"]
     reopened.save_memory(mem("other", "d", text="billing again"), [], [])
     assert sorted(reopened.lexical_candidates("other", ["billing"], 10, None, "")) == ["c", "d"]
+
+
+def test_old_store_without_topics_opens_and_rescore_derives_them(tmp_path, embedder):
+    """A store from before extracted topics (no ``topics_json`` column) gains the column at open;
+    ``graphmem rescore`` then derives each memory's topics, indexes them and links by them."""
+    from graphmem.config import load_settings
+    from graphmem.engine import Graphmem
+    from graphmem.model import topic_label
+
+    def engine(topics: bool) -> Graphmem:
+        settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}, "topics": {"enabled": topics},
+                                            "edges": {"topic_tag_weight": 1.0, "min_shared_terms": 50}},
+                                 use_env=False)
+        return Graphmem(settings, SQLiteStore(tmp_path), embedder)
+
+    old = engine(False)
+    ids = [old.add({"content": text, "tags": [f"session:{i}"]}).memory.id for i, text in enumerate(
+        ["Melanie took a pottery class with her kids.", "The pottery workshop was relaxing.",
+         "Caroline researched adoption agencies."])]
+    assert old.get("default", ids[0]).topics == [] and not old.store.edges_of("default", ids)
+    old.close()
+    db = sqlite3.connect(tmp_path / "graphmem.sqlite")
+    db.execute("ALTER TABLE memories DROP COLUMN topics_json")
+    db.commit()
+    db.close()
+
+    new = engine(True)
+    assert new.get("default", ids[0]).topics == []           # opened: the column is back, empty
+    result = new.rescore()
+    assert result["topics_updated"] == 3
+    got = new.get("default", ids[0])
+    assert {"topic": "pottery", "quote": "pottery"} in got.topics and got.tags == ["session:0"]
+    assert new.store.tag_counts("default", [topic_label("pottery")]) == {topic_label("pottery"): 2}
+    edges = new.store.edges_of("default", [ids[0]])
+    assert [(e.type, e.other(ids[0]), e.reason.get("topics")) for e in edges] == [
+        ("SHARES_TAG", ids[1], ["pottery"])]
+    assert new.rescore()["topics_updated"] == 0              # idempotent
+    new.close()

@@ -44,12 +44,15 @@ def memory_props(mem: Memory) -> dict[str, Any]:
         "terms": full_text_terms(mem.term_counts),      # the same text as the embedded store's FTS row
         "near_duplicate_of": mem.near_duplicate_of,
         "evidence": None if mem.evidence is None else json.dumps(mem.evidence),
+        "topics": json.dumps(mem.topics),
+        "topic_labels": mem.topic_labels,               # their TAGGED links (memory_unindex drops them)
     }
 
 
 def to_memory(p: dict[str, Any]) -> Memory:
     embedding = p.get("embedding")
     evidence = p.get("evidence")
+    topics = p.get("topics")
     return Memory(
         id=p["id"], namespace=p["namespace"], content=p["content"], content_hash=p["content_hash"],
         tags=list(p.get("tags") or []), category=p.get("category"), source=p["source"],
@@ -59,7 +62,7 @@ def to_memory(p: dict[str, Any]) -> Memory:
         health=p["health"], health_reasons=Memory.parse_health_reasons(p["health_reasons"]),
         source_weight=p["source_weight"], term_counts=json.loads(p["term_counts"]),
         near_duplicate_of=p.get("near_duplicate_of"),
-        evidence=json.loads(evidence) if evidence else None)
+        evidence=json.loads(evidence) if evidence else None, topics=json.loads(topics) if topics else [])
 
 
 def edge_param(edge: Edge) -> dict[str, Any]:

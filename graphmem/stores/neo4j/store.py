@@ -77,7 +77,7 @@ class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
             if self.dim and props["embedding"] is not None and len(props["embedding"]) != self.dim:
                 raise ValidationError(f"embedding has {len(props['embedding'])} dimensions; the store holds "
                                       f"{self.dim}-dim embeddings", field="embedding")
-            rows.append({"id": mem.id, "props": props, "tags": sorted(set(mem.tags))})
+            rows.append({"id": mem.id, "props": props, "tags": sorted(set(mem.index_labels))})
             term_df.update(props["term_keys"])
             categories.update([mem.category] if mem.category else [])
             length += props["doc_length"]
@@ -86,7 +86,7 @@ class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
         upsert = {"namespace": namespace, "rows": rows, "doc_length": length,
                   "term_df": [{"term": t, "n": n} for t, n in sorted(term_df.items())],
                   "category_counts": [{"category": c, "n": n} for c, n in sorted(categories.items())]}
-        kept = {m.id: set(m.tags) for m in memories}
+        kept = {m.id: set(m.index_labels) for m in memories}
         write_edges = _edge_writer(add_edges, remove_edges)
 
         def work(tx: ManagedTransaction) -> None:

@@ -25,6 +25,7 @@ class AdminMixin(SQLiteBase):
             self.db.executescript(SCHEMA)
             self.db.executescript(vector_log.SCHEMA)
             rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+            self._add_topics_column()
             if "label_counts" not in rows:
                 self._backfill_label_counts()
             if "fts_namespace" not in rows:
@@ -49,6 +50,14 @@ class AdminMixin(SQLiteBase):
         with self._write() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('model_id', ?), ('dimension', ?), ('reindex', ?)",
                        (model_id, str(dim), json.dumps(reindex) if reindex else ""))
+
+    def _add_topics_column(self) -> None:
+        """Stores written before extracted topics: the column is added empty (``graphmem rescore``
+        derives each memory's topics and re-links the memories that gain some)."""
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(memories)")}
+        if "topics_json" not in columns:
+            with self._write() as db:
+                db.execute("ALTER TABLE memories ADD COLUMN topics_json TEXT")
 
     def _rebuild_fts(self) -> None:
         """Stores written before the FTS table had its namespace column: rebuilt once."""

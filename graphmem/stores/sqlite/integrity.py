@@ -1,7 +1,7 @@
 """The embedded store's own invariants beyond the contract, and its recount.
 
 ``integrity`` compares the derived tables with the memories they come from: one full-text row
-per memory (and none without one), ``memory_tags`` equal to each memory's tags, maintained
+per memory (and none without one), ``memory_tags`` equal to each memory's tags and topic labels, maintained
 label counts with no stale labels, and a loaded vector matrix holding exactly the rows with an
 embedding. ``recount`` rebuilds the maintained counts of a namespace from its memories.
 """
@@ -9,6 +9,8 @@ embedding. ``recount`` rebuilds the maintained counts of a namespace from its me
 from __future__ import annotations
 
 import sqlite3
+
+from graphmem.model import TOPIC_LABEL_PREFIX
 
 Finding = tuple[str, str, list[str]]
 
@@ -26,10 +28,11 @@ def integrity(db: sqlite3.Connection, namespace: str, matrix_ids: list[str] | No
         out.append(("fts_orphans", f"{orphans} full-text rows belong to no memory", []))
     wrong_tags = [r[0] for r in db.execute(
         "SELECT m.id FROM memories m WHERE m.namespace = ?1 AND "
-        "(SELECT group_concat(value, char(0)) FROM (SELECT DISTINCT value FROM json_each(m.tags_json) "
+        "(SELECT group_concat(value, char(0)) FROM (SELECT value FROM json_each(m.tags_json) UNION "
+        " SELECT ?2 || json_extract(value, '$.topic') FROM json_each(coalesce(m.topics_json, '[]')) "
         " ORDER BY value)) IS NOT "
         "(SELECT group_concat(tag, char(0)) FROM (SELECT tag FROM memory_tags t "
-        " WHERE t.namespace = ?1 AND t.memory_id = m.id ORDER BY tag))", (namespace,))]
+        " WHERE t.namespace = ?1 AND t.memory_id = m.id ORDER BY tag))", (namespace, TOPIC_LABEL_PREFIX))]
     if wrong_tags:
         out.append(("memory_tags", f"{len(wrong_tags)} memories' tag rows differ from their tags", wrong_tags))
     stale = [f"{r[0]}:{r[1]}" for r in db.execute(

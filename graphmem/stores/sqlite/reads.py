@@ -11,7 +11,7 @@ from graphmem.stores.sqlite.search import filter_sql
 
 _COLUMNS = ("namespace, id, content, content_hash, tags_json, category, source, reason, metadata_json, "
             "created_at, updated_at, valid_until, expires_at, embedding, health, health_reasons_json, "
-            "source_weight, term_counts_json, doc_length, near_duplicate_of, evidence_json")
+            "source_weight, term_counts_json, doc_length, near_duplicate_of, evidence_json, topics_json")
 
 
 class ReadsMixin(SQLiteBase):
@@ -19,7 +19,7 @@ class ReadsMixin(SQLiteBase):
     @staticmethod
     def _row_to_memory(row: tuple) -> Memory:
         (namespace, id_, content, chash, tags, category, source, reason, metadata, created, updated,
-         valid_until, expires_at, emb, health, reasons, weight, terms, _len, near_dup, evidence) = row
+         valid_until, expires_at, emb, health, reasons, weight, terms, _len, near_dup, evidence, topics) = row
         return Memory(
             id=id_, namespace=namespace, content=content, content_hash=chash, tags=loads(tags),
             category=category, source=source, reason=reason, metadata=loads(metadata),
@@ -27,7 +27,7 @@ class ReadsMixin(SQLiteBase):
             embedding=None if emb is None else np.frombuffer(emb, dtype=np.float32).copy(),
             health=health, health_reasons=Memory.parse_health_reasons(reasons), source_weight=weight,
             term_counts=loads(terms), near_duplicate_of=near_dup,
-            evidence=loads(evidence) if evidence else None)
+            evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [])
 
     def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]:
         out: dict[str, Memory] = {}

@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS memories (
     doc_length INTEGER NOT NULL,
     near_duplicate_of TEXT,
     evidence_json TEXT,
+    topics_json TEXT,               -- extracted topics [{topic, quote}] (their labels are in memory_tags)
     UNIQUE (namespace, id)
 );
 -- (namespace, content_hash) lookups are ordered by (created_at, id): the index covers the order,

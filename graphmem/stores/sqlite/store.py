@@ -36,7 +36,7 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
         totals: dict[str, list[int]] = {}
         for mem in memories:
             terms.update((mem.namespace, t) for t in mem.term_counts)
-            labels.update((mem.namespace, "tag", t) for t in mem.tags)
+            labels.update((mem.namespace, "tag", t) for t in mem.index_labels)
             if mem.category:
                 labels[(mem.namespace, "category", mem.category)] += 1
             total = totals.setdefault(mem.namespace, [0, 0])
@@ -66,11 +66,13 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
                    (namespace, -sum(counts.values())))
 
     def _remove_row(self, db, namespace: str, memory_id: str) -> bool:
-        row = db.execute("SELECT rowid, term_counts_json, tags_json, category FROM memories "
+        row = db.execute("SELECT rowid, term_counts_json, tags_json, category, topics_json FROM memories "
                          "WHERE namespace = ? AND id = ?", (namespace, memory_id)).fetchone()
         if row is None:
             return False
-        self._subtract_counts(db, namespace, loads(row[1]), loads(row[2]), row[3])
+        old = Memory(memory_id, namespace, "", "", tags=loads(row[2]), topics=loads(row[4] or "[]"))
+        labels = old.index_labels
+        self._subtract_counts(db, namespace, loads(row[1]), labels, row[3])
         db.execute("DELETE FROM memory_fts WHERE rowid = ?", (row[0],))
         db.execute("DELETE FROM memory_tags WHERE namespace = ? AND memory_id = ?", (namespace, memory_id))
         db.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
@@ -128,18 +130,18 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
         self._remove_row(db, mem.namespace, mem.id)
         if replace_edges:
             self._delete_edges_of(db, mem.namespace, mem.id)
-        cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 21)})", (
+        cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 22)})", (
             mem.namespace, mem.id, mem.content, mem.content_hash, json.dumps(mem.tags), mem.category,
             mem.source, mem.reason, json.dumps(mem.metadata), mem.created_at, mem.updated_at,
             mem.valid_until, mem.expires_at,
             None if mem.embedding is None else np.asarray(mem.embedding, dtype=np.float32).tobytes(),
             mem.health, mem.health_reasons_json(), mem.source_weight, json.dumps(mem.term_counts),
             mem.doc_length, mem.near_duplicate_of,
-            None if mem.evidence is None else json.dumps(mem.evidence)))
+            None if mem.evidence is None else json.dumps(mem.evidence), json.dumps(mem.topics)))
         db.execute("INSERT INTO memory_fts (rowid, terms, namespace) VALUES (?, ?, ?)",
                    (cur.lastrowid, full_text_terms(mem.term_counts), mem.namespace))
         db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
-                       [(mem.namespace, t, mem.id, mem.created_at) for t in mem.tags])
+                       [(mem.namespace, t, mem.id, mem.created_at) for t in mem.index_labels])
         return vector_log.record(db, mem.namespace, mem.id, self.vector_log_keep)
 
     def _apply_vector(self, namespace: str, memory_id: str, embedding, seq: int) -> None:
