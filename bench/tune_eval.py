@@ -115,6 +115,9 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         return [row for row in cv_grid([m for m in moves if m[0] in keep])
                 if (row[1] != "hybrid_expansion" or row[0] == "hybrid_expansion")
                 and "router_boost=0" not in row[0]]
+    elif name == "cv-topics":     # topics on vs off (--edges topics): the families that expand
+        return [("default", "default", {}),
+                ("default, router_topic_boost=.1", "default", {"router_topic_boost": 0.1})]
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
@@ -155,6 +158,21 @@ EDGE_GRIDS = {
               ("degree caps x2", {**EDGES_TUNED, "max_degree_shares_tag": 24, "max_degree_same_category": 16,
                                   "max_degree_overlaps": 16})],
 }
+
+
+# Extracted topics: off (not extracted: the store before topics), and linking at two weights;
+# the topic variants form their own families ("<recipe> +topics"), tuned on training folds alone.
+TOPICS_OFF = {**EDGES_TUNED, "topics": {"enabled": False}}
+EDGE_GRIDS["topics"] = [("no topics", TOPICS_OFF),
+                        ("topics w=.5", {**EDGES_TUNED, "topic_tag_weight": 0.5}),
+                        ("topics w=1", {**EDGES_TUNED, "topic_tag_weight": 1.0})]
+EDGE_FAMILIES = {"topics w=.5": " +topics", "topics w=1": " +topics"}
+
+
+def ingest_overrides(edges: dict[str, Any]) -> dict[str, Any]:
+    """An edge variant as settings overrides: its ``topics`` entry is the ``[topics]`` section."""
+    rest = {k: v for k, v in edges.items() if k != "topics"}
+    return {"edges": rest, **({"topics": edges["topics"]} if "topics" in edges else {})}
 
 
 def datasets(which: str, only: list[str] | None) -> list[dict[str, Any]]:
@@ -212,7 +230,7 @@ def run_cv(args: argparse.Namespace) -> None:
                                            **coverage_metrics(r, contents, q.fields.get("answer", "")),
                                            **expansion_row(r, relevance[r.query_id], 10)}
                               for r, q in zip(runs, dataset.queries, strict=True)}
-                families.setdefault(recipe, []).append(full)
+                families.setdefault(recipe + EDGE_FAMILIES.get(edge_label, ""), []).append(full)
                 print(f"{full}: R@10 {M.mean([m['recall@10'] for m in grid[full].values()]):.4f} "
                       f"({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
 
@@ -220,7 +238,7 @@ def run_cv(args: argparse.Namespace) -> None:
         options = EvalOptions(memories=ds["memories"], queries=ds["queries"], scope=ds["scope"],
                               recipes=["hybrid"],
                               only_namespaces=ds["only"], limit_queries=args.limit_queries,
-                              ingest_overrides={"edges": edges}, progress=False, cache_queries=True,
+                              ingest_overrides=ingest_overrides(edges), progress=False, cache_queries=True,
                               model_override=model)
         evaluate(options, on_engine=on_engine)
     report = build_cv_report(grid, families, meta["groups"], meta["categories"], CV_METRICS, args.objective,
@@ -242,7 +260,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
-                                                     "cv-model"],
+                                                     "cv-model", "cv-topics"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")
@@ -274,7 +292,7 @@ def main() -> None:
 
             options = EvalOptions(memories=ds["memories"], queries=ds["queries"], scope=ds["scope"],
                                   recipes=["hybrid"], only_namespaces=ds["only"], limit_queries=args.limit_queries,
-                                  ingest_overrides={"edges": edges}, progress=False,
+                                  ingest_overrides=ingest_overrides(edges), progress=False,
                                   cache_queries=True)
             evaluate(options, on_engine=on_engine)
 

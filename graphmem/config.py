@@ -239,6 +239,7 @@ class SearchConfig:
     vector_weight: float = tunable(0.0, 10.0)
     lexical_weight: float = tunable(0.0, 10.0)
     router_boost: float = tunable(0.0, 10.0)
+    router_topic_boost: float = tunable(0.0, 10.0, description="Bonus per extracted topic the query names.")
     recency_weight: float = tunable(0.0, 10.0)
     recency_half_life_days: float = tunable(0.001, 36500.0)
     expansion_seeds: int = tunable(0, ceiling="max_expansion_seeds",

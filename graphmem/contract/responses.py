@@ -133,6 +133,7 @@ class RouterWhy(Output):
     tags: list[str]
     category: str | None
     boost: float
+    topics: list[str] | None = Field(None, description="Extracted topics of the memory the query names.")
 
 
 class HealthWhy(Output):

@@ -20,7 +20,8 @@ from graphmem.eval import cv
 from graphmem.eval.edge_report import print_edges, summarize_edges
 
 ADJACENT = (("vector", "lexical"), ("hybrid", "lexical"), ("hybrid", "vector"),
-            ("hybrid_expansion", "hybrid"), ("default", "hybrid_expansion"), ("default", "hybrid"))
+            ("hybrid_expansion", "hybrid"), ("default", "hybrid_expansion"), ("default", "hybrid"),
+            ("default +topics", "default"), ("hybrid_expansion +topics", "hybrid_expansion"))
 
 
 def build_cv_report(grid: Mapping[str, cv.PerQuery], families: Mapping[str, Sequence[str]],

@@ -63,8 +63,8 @@ def shares_tag_reason(shared: list[str], rarity: float) -> dict:
     """The caller's tags and the topics (keys) two memories share, apart."""
     reason: dict = {"tags": [t for t in shared if not is_topic_label(t)], "rarity": round(rarity, 4)}
     topics = [t[len(TOPIC_LABEL_PREFIX):] for t in shared if is_topic_label(t)]
-    if topics:
-        reason["topics"] = topics
+    if topics:         # kind: edge precision is reported per reason kind (eval/metrics.edge_key)
+        reason.update(topics=topics, kind="tags+topics" if reason["tags"] else "topics")
     return reason
 
 

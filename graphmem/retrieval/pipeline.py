@@ -68,8 +68,8 @@ class SearchPipeline:
         assert cfg is not None
         q = _Query(req.query, cfg, req.k or cfg.k, req.namespace, req.filters, self.clock())
         trace = Trace()
-        named_tags, named_cats = self._route(q, trace)
-        recalled = self._recall(q, named_tags, named_cats, trace)
+        named_tags, named_cats, named_topics = self._route(q, trace)
+        recalled = self._recall(q, named_tags, named_cats, named_topics, trace)
         added = self._expansion(q, recalled, trace)
         self._weigh(q, recalled.cands, trace)
         results = self._rank(q, recalled.cands, trace)
@@ -79,20 +79,28 @@ class SearchPipeline:
         return SearchOutcome(results, {"recipe": cfg.name, "k": q.k, "stages": trace.rows,
                                        "results_by_kind": kinds, "total_ms": trace.total_ms()}, added)
 
-    def _route(self, q: _Query, trace: Trace) -> tuple[set[str], set[str]]:
-        """Router: the tags and categories the query names (they earn ``router_boost``)."""
+    def _route(self, q: _Query, trace: Trace) -> tuple[set[str], set[str], set[str]]:
+        """Router: the tags, categories and extracted topics the query names (they earn
+        ``router_boost``, topics ``router_topic_boost``)."""
         named_tags: set[str] = set()
         named_cats: set[str] = set()
+        named_topics: set[str] = set()
         with trace.stage("router", q.cfg.stage("router")) as row:
             if q.cfg.stage("router"):
                 labels = router.label_candidates(q.text)
-                named_tags = {t for t, n in self.store.tag_counts(q.ns, labels).items() if n}
+                topics = router.topic_candidates(q.text) if q.cfg.router_topic_boost > 0 else []
+                counts = self.store.tag_counts(q.ns, labels + topics)
+                named_tags = {t for t in labels if counts.get(t)}
+                named_topics = {t for t in topics if counts.get(t)}
                 named_cats = {c for c, n in self.store.category_counts(q.ns, labels).items() if n}
             row.counts(0, 0, filters=not q.flt.is_empty(), named_tags=sorted(named_tags),
                        named_categories=sorted(named_cats))
-        return named_tags, named_cats
+            if named_topics:
+                row.counts(0, 0, named_topics=sorted(named_topics))
+        return named_tags, named_cats, named_topics
 
-    def _recall(self, q: _Query, named_tags: set[str], named_cats: set[str], trace: Trace) -> _Recalled:
+    def _recall(self, q: _Query, named_tags: set[str], named_cats: set[str], named_topics: set[str],
+                trace: Trace) -> _Recalled:
         """Hybrid recall: vector and lexical candidates, fused, router- and recency-adjusted."""
         cfg, ns, flt, now = q.cfg, q.ns, q.flt, q.now
         use_vec, use_lex = cfg.stage("vector"), cfg.stage("lexical")
@@ -121,7 +129,8 @@ class SearchPipeline:
             for doc_id, parts in recall.fuse(vec_scores, lex_scores, cfg).items():
                 mem = docs[doc_id]
                 boost, why = router.router_bonus(mem.tags, mem.category, named_tags, named_cats,
-                                                 cfg.router_boost)
+                                                 cfg.router_boost, mem.topic_labels, named_topics,
+                                                 cfg.router_topic_boost)
                 score = parts["fused"] * boost * recall.recency_multiplier(mem.created_at, now, cfg)
                 cands[doc_id] = Candidate(mem, score=score, direct={**parts, "fused": round(parts["fused"], 6)},
                                           router=why)
