@@ -117,7 +117,8 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
                 and "router_boost=0" not in row[0]]
     elif name == "cv-topics":     # topics on vs off (--edges topics): the families that expand
         return [("default", "default", {}),
-                ("default, router_topic_boost=.1", "default", {"router_topic_boost": 0.1})]
+                ("default, router_topic_boost=.1", "default", {"router_topic_boost": 0.1}),
+                ("default, min_edge_weight=.2", "default", {"expansion_min_edge_weight": 0.2})]
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
