@@ -34,12 +34,20 @@ def short(commit: str | None) -> str:
     return (commit or "?")[:7]
 
 
+def run_commit(report: dict[str, Any] | None) -> str:
+    """The commit a report ran at, as it landed on main (``commits_landed_as`` maps a branch
+    commit that was rebased before landing to the commit it became), shortened."""
+    report = report or {}
+    commit = ((report.get("provenance") or {}).get("git") or {}).get("commit")
+    return short((report.get("commits_landed_as") or {}).get(commit, commit))
+
+
 def cv_tables(name: str, cv: dict[str, Any]) -> list[str]:
     prov = cv["provenance"]
     lines = [f"**locomo-dev, {cv['model']}, held-out** (leave-one-conversation-out: each family's grid "
              f"point is chosen on 4 conversations by {cv['protocol']['objective']} and scored on the 5th; "
              f"mean of the 5 held-out folds, 95% stratified bootstrap interval; {cv['protocol']['queries']} "
-             f"queries; `{prov['command']}` at {short(prov['git']['commit'])}, "
+             f"queries; `{prov['command']}` at {run_commit(cv)}, "
              f"`bench/results/cv/{name}.json`):", "",
              "| recipe | R@5 | R@10 | nDCG@10 | MRR | multi-hop R@10 | temporal | open-domain | single-hop "
              "| answer in top 5 | answer in top 10 | context tokens @10 |",
@@ -110,7 +118,7 @@ def model_table(cvs: dict[str, dict[str, Any]], costs: dict[str, Any] | None) ->
     lines = ["**Embedding model** (held-out default recipe per model, same protocol; each row's CV grid and "
              "commit are named; cost from "
              "`python bench/bench_models.py` at "
-             f"{short(((costs or {}).get('provenance') or {}).get('git', {}).get('commit'))}, "
+             f"{run_commit(costs)}, "
              "`bench/results/models.json`, 2 shared cores, load average "
              f"{min(load):.0f}-{max(load):.0f}: "
              f"median of {(costs or {}).get('rounds', '?')} rounds, the models taking turns [min, max]):", "",
@@ -121,7 +129,7 @@ def model_table(cvs: dict[str, dict[str, Any]], costs: dict[str, Any] | None) ->
         cost = by_model.get(cv["model"], {})
         q = cost.get("query_embedding_ms_p50")
         ing = cost.get("ingest_memories_per_s")
-        run = f"{cv['grid_spec']['grid']}, {short(cv['provenance']['git']['commit'])}"
+        run = f"{cv['grid_spec']['grid']}, {run_commit(cv)}"
         q_cell = f"{q['median']:.1f} [{q['min']:.1f}, {q['max']:.1f}]" if q else ""
         ing_cell = f"{ing['median']:.1f} [{ing['min']:.1f}, {ing['max']:.1f}]" if ing else ""
         lines.append(f"| {cv['model']} | {run} | {ci(h['recall@10'])} "
@@ -132,9 +140,8 @@ def model_table(cvs: dict[str, dict[str, Any]], costs: dict[str, Any] | None) ->
 
 def fixture_table() -> list[str]:
     report = json.loads((RESULTS / "eval-fixture" / "report.json").read_text())
-    prov = report.get("provenance", {})
     lines = ["**Agent-memory fixture** (tuned-on: the defaults were chosen with these 38 queries in view; too "
-             f"few for folds; `{report.get('command')}` at {short(prov.get('git', {}).get('commit'))}):", "",
+             f"few for folds; `{report.get('command')}` at {run_commit(report)}):", "",
              "| recipe | R@5 | R@10 | nDCG@10 | MRR | needs-related R@10 | low-health share | "
              "low-health above a relevant record in top 3 |", "|---|---|---|---|---|---|---|---|"]
     for family, label in FAMILIES:
@@ -148,12 +155,14 @@ def fixture_table() -> list[str]:
 
 def render(default_name: str) -> str:
     cvs = {p.stem: json.loads(p.read_text()) for p in sorted((RESULTS / "cv").glob("*.json"))}
+    # the model table compares embedders on the shipped edges; other CV reports (e.g. edge variants) stay out
+    models = {name: cv for name, cv in cvs.items() if cv.get("grid_spec", {}).get("edges") == "tuned"}
     costs_path = RESULTS / "models.json"
     costs = json.loads(costs_path.read_text()) if costs_path.exists() else None
     lines = [BEGIN]
     if default_name in cvs:
         lines += cv_tables(default_name, cvs[default_name]) + edge_table(default_name, cvs[default_name])
-    lines += model_table(cvs, costs) + fixture_table() + [END]
+    lines += model_table(models, costs) + fixture_table() + [END]
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from graphmem.eval import cv
@@ -88,5 +89,5 @@ def print_edges(blocks: Mapping[str, Mapping[str, Any] | None], title: str,
                 (f"boosted, in top {block['k']}", boosted["all"]),
                 *((f"boosted: {key}", c) for key, c in boosted["by_edge"].items())]
         for label, cell in rows:
-            table.add_row(name, label, str(cell["added"]), str(cell["relevant"]), _fmt(cell))
+            table.add_row(name, escape(label), str(cell["added"]), str(cell["relevant"]), _fmt(cell))
     console.print(table)

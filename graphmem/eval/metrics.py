@@ -189,7 +189,7 @@ ADDED, RELEVANT = "exp_added", "exp_relevant"
 
 
 def edge_key(path: Mapping[str, object]) -> str:
-    """``EDGE_TYPE``, ``EDGE_TYPE:kind`` or ``EDGE_TYPE[list+list]`` for one expansion path
+    """``EDGE_TYPE``, ``EDGE_TYPE[kind]`` or ``EDGE_TYPE[list+list]`` for one expansion path
     (a ``why.related`` item; see above)."""
     edge = str(path.get("edge", "?"))
     reason = path.get("reason")
@@ -197,7 +197,7 @@ def edge_key(path: Mapping[str, object]) -> str:
         return edge
     kind = reason.get("kind")
     if isinstance(kind, str) and kind:
-        return f"{edge}:{kind}"
+        return f"{edge}[{kind}]"
     shared = sorted(str(k) for k, v in reason.items() if isinstance(v, list | tuple) and v)
     return f"{edge}[{'+'.join(shared)}]" if shared else edge
 

@@ -103,7 +103,7 @@ def test_edge_precision_accounts_for_every_expansion_addition(report: dict) -> N
         assert edges["all"]["added"] == round(cfg["candidates_mean"]["expansion_added"] * n) > 0
         assert sum(e["added"] for e in edges["by_edge"].values()) == edges["all"]["added"]
         assert sum(e["relevant"] for e in edges["by_edge"].values()) == edges["all"]["relevant"] > 0
-        assert {k.split("[")[0].split(":")[0] for k in edges["by_edge"]} <= set(EDGE_TYPES)
+        assert {k.split("[")[0] for k in edges["by_edge"]} <= set(EDGE_TYPES)
         assert "SHARES_TAG[tags]" in edges["by_edge"]
         assert edges["in_top_k"]["added"] == round(cfg["overall"]["related_in_top_k"] * n)
         assert edges["in_top_k"]["relevant"] <= min(edges["in_top_k"]["added"], edges["all"]["relevant"])

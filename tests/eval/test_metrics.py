@@ -93,7 +93,7 @@ def test_edge_key_is_the_type_refined_by_what_the_reason_shares() -> None:
     assert M.edge_key({"edge": "SHARES_TAG", "reason": {"tags": [], "topics": ["x"]}}) == "SHARES_TAG[topics]"
     category = {"category": "ops", "similarity": 0.7}
     assert M.edge_key({"edge": "SAME_CATEGORY", "reason": category}) == "SAME_CATEGORY"
-    assert M.edge_key({"edge": "SHARES_TAG", "reason": {"tags": ["x"], "kind": "topic"}}) == "SHARES_TAG:topic"
+    assert M.edge_key({"edge": "SHARES_TAG", "reason": {"tags": ["x"], "kind": "topics"}}) == "SHARES_TAG[topics]"
     assert M.edge_key({"edge": "RELATED", "reason": None}) == "RELATED"
 
 
