@@ -189,8 +189,8 @@ class SearchPipeline:
         known = {i: c.memory for i, c in cands.items()} | neighbours
         edges = [e for e in edges if e.b in known]
         reached = {e.b for e in edges}          # only a neighbour's own similarity enters its score
-        cosines = ({i: float(np.dot(qvec, known[i].embedding)) for i in reached
-                    if known[i].embedding is not None} if qvec is not None else {})
+        cosines = ({i: float(np.dot(qvec, vec)) for i in reached
+                    if (vec := known[i].embedding) is not None} if qvec is not None else {})
         found = expansion.expand(seed_scores, edges, cosines, cfg)
         merged = 0
         fresh: list[Candidate] = []
