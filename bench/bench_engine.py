@@ -7,6 +7,7 @@
 
 Usage: python bench/bench_engine.py [--sizes 1000,10000,50000,100000] [--out bench/results/engine.json]
        [--embed-cache PATH]   (probe texts differ per checkpoint, so probe inserts always embed)
+       [--probe-repeats N]    (N rounds of probe inserts per checkpoint: median and spread of the ratio)
 Bulk loading between checkpoints uses the normal batched ingest path.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -24,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import make_memories, make_queries  # noqa: E402
 from bench.live_query import LiveQueryEmbedder  # noqa: E402
-from bench.meta import pct, run_facts  # noqa: E402
+from bench.meta import pct, run_facts, summarize_runs  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
@@ -63,6 +65,7 @@ def main() -> None:
     parser.add_argument("--insert-at", default="1000,50000")
     parser.add_argument("--search-at", default="10000,100000")
     parser.add_argument("--out", default="bench/results/engine.json")
+    parser.add_argument("--probe-repeats", type=int, default=1)
     parser.add_argument("--embed-cache", default=None,
                         help="SQLite embedding cache: reruns skip re-embedding the bulk corpus")
     args = parser.parse_args()
@@ -89,9 +92,15 @@ def main() -> None:
         loaded = size
         if size in insert_at:
             # Texts unique per checkpoint: every probe is embedded, never served by the cache.
-            probes = [{**m, "id": f"probe-{i}", "content": m["content"].replace("note", f"probe {size}")}
-                      for i, m in enumerate(probe_base)]
-            report["inserts"][size] = measure_inserts(engine, probes)
+            rounds = []
+            for r in range(args.probe_repeats):
+                probes = [{**m, "id": f"probe-{i}",
+                           "content": m["content"].replace("note", f"probe {size}" + (f" r{r}" if r else ""))}
+                          for i, m in enumerate(probe_base)]
+                rounds.append(measure_inserts(engine, probes))
+            report["inserts"][size] = rounds[0] if len(rounds) == 1 else {
+                "rounds": rounds, "summary": summarize_runs(rounds),
+                **{k: v["median"] for k, v in summarize_runs(rounds).items() if k != "n"}}
         if size in search_at:
             report["search"][size] = measure_search(engine, queries)
         print(json.dumps({"size": size, **{k: v.get(size) for k, v in report.items() if isinstance(v, dict)}}),
@@ -101,7 +110,12 @@ def main() -> None:
     if len(insert_at & set(sizes)) == 2:
         low, high = sorted(insert_at)
         report["insert_ratio"] = round(report["inserts"][high]["mean_ms"] / report["inserts"][low]["mean_ms"], 3)
+        if args.probe_repeats > 1:          # round r at the high checkpoint against round r at the low one
+            ratios = [{"ratio": h["mean_ms"] / lo_["mean_ms"]} for h, lo_ in
+                      zip(report["inserts"][high]["rounds"], report["inserts"][low]["rounds"], strict=True)]
+            report["insert_ratio_rounds"] = summarize_runs(ratios)["ratio"]
     report["stats"] = engine.stats("bench")["degree"]
+    report["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(report, indent=2))
     print(json.dumps(report, indent=2))
