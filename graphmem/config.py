@@ -169,6 +169,7 @@ class StoreSettings:
     sqlite_ann_exact_subset_max: int
     sqlite_ann_dtype: str
     sqlite_scan_threads: int
+    sqlite_row_cache: int
     neo4j_uri: str
     neo4j_user: str
     neo4j_password: str

@@ -12,6 +12,7 @@ from graphmem.errors import StoreConfigError, StoreUnavailable
 from graphmem.model import ServerInfo
 from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.ann import AnnSettings
+from graphmem.stores.sqlite.row_cache import RowCache
 from graphmem.stores.sqlite.vectors import VectorCache, limit_blas_threads
 
 SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
@@ -34,6 +35,7 @@ class SQLiteBase:
         limit_blas_threads(cfg.sqlite_scan_threads)
         self.vector_log_keep = cfg.sqlite_vector_log_keep
         self._version_gate = vector_log.VersionGate()
+        self.rows = RowCache(cfg.sqlite_row_cache)
         self.path = Path(data_dir) / "graphmem.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
@@ -73,6 +75,7 @@ class SQLiteBase:
                 except sqlite3.OperationalError as err:
                     raise StoreUnavailable(f"embedded store unavailable: {err}") from err
                 finally:
+                    store.rows.clear()          # after the commit: a read racing it cannot put old rows back
                     store._write_lock.release()
                 if isinstance(exc, sqlite3.OperationalError):
                     raise StoreUnavailable(f"embedded store unavailable: {exc}") from exc
@@ -88,6 +91,7 @@ class SQLiteBase:
         self._connections.clear()
         self._local = threading.local()
         self._version_gate.seen.clear()
+        self.rows.clear()
 
     def ping(self) -> bool:
         return self.db.execute("SELECT 1").fetchone()[0] == 1

@@ -30,14 +30,21 @@ class ReadsMixin(SQLiteBase):
             evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [])
 
     def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]:
+        """By id, each chunk of 500 in id order (the order SQLite returns an ``IN`` list in), rows
+        served from the row cache when it holds them."""
         out: dict[str, Memory] = {}
         unique = list(dict.fromkeys(ids))
+        generation = self.rows.check(self.db)
         for start in range(0, len(unique), 500):
-            chunk = unique[start:start + 500]
-            rows = self.db.execute(f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND id IN "
-                                   f"({','.join('?' * len(chunk))})", [namespace, *chunk]).fetchall()
-            for row in rows:
-                out[row[1]] = self._row_to_memory(row)
+            found, chunk = self.rows.take(namespace, unique[start:start + 500])
+            read = {}
+            if chunk:
+                rows = self.db.execute(f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND id IN "
+                                       f"({','.join('?' * len(chunk))})", [namespace, *chunk]).fetchall()
+                read = {row[1]: self._row_to_memory(row) for row in rows}
+                self.rows.put(namespace, read, generation)
+            found.update(read)
+            out.update((i, found[i]) for i in sorted(found))
         return out
 
     def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None:
