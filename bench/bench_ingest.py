@@ -7,13 +7,17 @@ timed in the same repeat, back to back, give a ratio that holds better. Insert c
 per-memory time of the chunks written near the end of the cached run against the chunks
 written at about 1k memories (``--flat-at``). Usage:
     python bench/bench_ingest.py --n 10000 --live-n 1000 --repeat 3 [--out bench/results/ingest.json]
+    python bench/bench_ingest.py --n 10000 --profile [--out bench/results/profile-ingest-10k.json]
+      (one cached import under cProfile: where the time goes, no live runs)
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
+import pstats
 import shutil
 import statistics
 import sys
@@ -25,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import make_memories  # noqa: E402
 from bench.meta import run_facts, summarize_runs  # noqa: E402
+from bench.profile_search import top  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
@@ -91,6 +96,21 @@ def save(out: str, report: dict, runs: list[dict]) -> None:
     Path(out).write_text(json.dumps(report, indent=2) + "\n")
 
 
+def profile_cached(tmp: Path, cached, path: Path, n: int, batch_size: int, out: str, report: dict) -> None:
+    """One cached import under cProfile; saves the costliest functions (cumulative and own time)."""
+    prof = cProfile.Profile()
+    prof.enable()
+    seconds, _ = import_once(tmp, cached, path, batch_size, "profiled")
+    prof.disable()
+    stats = pstats.Stats(prof)
+    total = max(v[3] for v in stats.stats.values())  # type: ignore[attr-defined]
+    report.update({"profiled_import_s": round(seconds, 2), "profiled_per_s": round(n / seconds, 1),
+                   "by_cumulative": top(stats, "cum_s", total, 45), "by_own_time": top(stats, "own_s", total, 30),
+                   "loadavg_at_end": [round(x, 2) for x in os.getloadavg()]})
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(report, indent=2) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=10000)
@@ -99,6 +119,7 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=200)
     ap.add_argument("--flat-at", type=int, default=1000)
     ap.add_argument("--out", default="bench/results/ingest.json")
+    ap.add_argument("--profile", action="store_true", help="profile one cached import instead")
     args = ap.parse_args()
     ensure_model()
     tmp = Path(tempfile.mkdtemp(prefix="graphmem-ingest-"))
@@ -112,6 +133,9 @@ def main() -> None:
         cached = load_embedder(cache_path=tmp / "embeddings.sqlite")
         cached.embed_documents([m["content"] for m in corpus])           # warm the cache (not timed)
         cached_path = write_jsonl(tmp / "cached.jsonl", corpus)
+        if args.profile:
+            profile_cached(tmp, cached, cached_path, args.n, args.batch_size, args.out, report)
+            return
         live_corpus = make_memories(args.live_n, seed=99)
         live_path = write_jsonl(tmp / "live.jsonl", live_corpus)
         live.embed_documents([m["content"] for m in live_corpus[:64]])   # warm-up: session, arenas

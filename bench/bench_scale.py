@@ -11,10 +11,16 @@ edges are not part of this bench). At each size it reports:
   over the same matrix (exact below the approximate threshold, so 1.0 there);
 - graphmem search (every stage, k=10, query embedded live) p50/p95;
 - process memory (RSS, peak) and disk (SQLite files, the approximate index);
-- at sizes past the threshold: index build time, and load time of the saved index in a new store.
+- at sizes past the threshold: index build time, and load time of the saved index in a new store;
+- with ``--floor``: graphmem search against its floor in the same run (bench/floor.py's ``Floor``:
+  live query embedding + exact dot product over the same vectors + one FTS5 query over the same
+  texts), passes alternating floor / graphmem, ``--repeats`` times. No edges here, so expansion
+  finds nothing to add (its read still runs).
 
 Usage: python bench/bench_scale.py [--sizes 10000,100000,1000000] [--queries 200]
        [--base /tmp/base.npy] [--embed-cache /tmp/emb.sqlite] [--out bench/results/scale.json]
+       [--data-dir DIR] (kept, and reused by the next run: memories already there are not loaded again)
+       [--floor --repeats 3]
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import make_memories, make_queries  # noqa: E402
-from bench.meta import latency_summary, run_facts, time_calls  # noqa: E402
+from bench.floor import Floor  # noqa: E402
+from bench.meta import latency_summary, run_facts, summarize_runs, time_calls  # noqa: E402
 from bench.scale_vectors import base_vectors, derived, query_vectors  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
@@ -115,8 +122,29 @@ def insert_cost(store: SQLiteStore, base: np.ndarray, at: int, n: int = 200) -> 
     return {"save_memory_" + k: v for k, v in latency_summary(ms).items()}
 
 
+def against_floor(store: SQLiteStore, engine: Graphmem, size: int, queries: list[str], repeats: int) -> dict:
+    """graphmem search and its floor over the same memories, alternating, ``repeats`` passes."""
+    vectors = store.vectors.namespaces[NS]
+    texts = [it for lo in range(0, size, CHUNK) for it in _items(lo, min(size, lo + CHUNK))]
+    by_id = {it["id"]: it for it in texts}
+    corpus = [by_id[i] for i in vectors.ids[:len(vectors)]]         # row order of the store's matrix
+    floor = Floor(engine.embedder, corpus, vectors.matrix[:len(vectors)])
+    search = lambda q: engine.search_outcome(q, NS, 10)  # noqa: E731
+    for q in queries[:10]:
+        floor.search(q)
+        search(q)
+    runs = []
+    for _ in range(repeats):
+        f = latency_summary(time_calls(floor.search, queries))
+        g = latency_summary(time_calls(search, queries))
+        runs.append({"floor_p50_ms": f["p50_ms"], "floor_p95_ms": f["p95_ms"],
+                     "graphmem_p50_ms": g["p50_ms"], "graphmem_p95_ms": g["p95_ms"],
+                     "ratio_p50": g["p50_ms"] / f["p50_ms"], "ratio_p95": g["p95_ms"] / f["p95_ms"]})
+    return {"runs": runs, "summary": summarize_runs(runs)}
+
+
 def measure(path: Path, store: SQLiteStore, engine: Graphmem, base: np.ndarray, size: int,
-            queries: list[str], qvecs: np.ndarray, ann: AnnSettings) -> dict:
+            queries: list[str], qvecs: np.ndarray, ann: AnnSettings, floor_repeats: int = 0) -> dict:
     row: dict = {"size": size, "approximate": size >= ann.threshold}
     t0 = time.perf_counter()
     store.vector_candidates(NS, qvecs[0], 50, MemoryFilter(), "")       # loads the matrix / builds the index
@@ -129,6 +157,8 @@ def measure(path: Path, store: SQLiteStore, engine: Graphmem, base: np.ndarray, 
         engine.search_outcome(q, NS, 10)
     search_ms = time_calls(lambda q: engine.search_outcome(q, NS, 10), queries)
     row["graphmem_search_live_embedding"] = latency_summary(search_ms)
+    if floor_repeats:
+        row["against_floor"] = against_floor(store, engine, size, queries, floor_repeats)
     row["insert"] = insert_cost(store, base, size)
     row["memory"] = memory_mb()
     store.vectors.save()
@@ -158,6 +188,8 @@ def main() -> None:
     parser.add_argument("--ann-threshold", type=int, default=None, help="override store.sqlite_ann_threshold")
     parser.add_argument("--data-dir", default=None, help="keep the store here (default: a temporary dir)")
     parser.add_argument("--out", default="bench/results/scale.json")
+    parser.add_argument("--floor", action="store_true", help="also time the floor in the same run")
+    parser.add_argument("--repeats", type=int, default=3, help="floor / graphmem passes (with --floor)")
     args = parser.parse_args()
     report: dict = {"facts": run_facts(), "queries": args.queries,
                     "vectors": "bench/scale_vectors.py: normalised mixtures of 3 of 10k real MiniLM corpus "
@@ -179,13 +211,18 @@ def main() -> None:
                                  use_env=False)
         store = SQLiteStore(path, settings.store, ann=ann)
         engine = Graphmem(settings, store, load_embedder())
-        loaded = 0
+        loaded = store.stats(NS).namespaces.get(NS, 0)          # a kept --data-dir is reused
         for size in sorted(int(s) for s in args.sizes.split(",")):
-            seconds = load(store, base, loaded, size)
-            row = {"bulk_load": {"memories": size - loaded, "seconds": round(seconds, 1),
-                                 "per_s": round((size - loaded) / seconds, 1)}}
+            row = {}
+            if size > loaded:
+                seconds = load(store, base, loaded, size)
+                row["bulk_load"] = {"memories": size - loaded, "seconds": round(seconds, 1),
+                                    "per_s": round((size - loaded) / seconds, 1)}
+            if size < loaded:
+                raise SystemExit(f"{path} holds {loaded} memories, more than {size}")
             loaded = size
-            row.update(measure(path, store, engine, base, size, queries, qvecs, ann))
+            row.update(measure(path, store, engine, base, size, queries, qvecs, ann,
+                               args.repeats if args.floor else 0))
             report["sizes"].append(row)
             print(json.dumps(row), flush=True)
             Path(args.out).write_text(json.dumps(report, indent=2))
