@@ -94,10 +94,11 @@ def main() -> None:
     memories = [json.loads(line) for line in (base / "memories.jsonl").open()]
     queries = [json.loads(line) for line in (base / "queries_no_adv.jsonl").open()]
     extractors = {
-        "rules: names + words (6)": rule_based(TopicRules(True, 6, 4, True, False)),
-        "rules: names + pairs + words (6)": rule_based(TopicRules(True, 6, 4, True, True)),
-        "rules: names + words (10)": rule_based(TopicRules(True, 10, 4, True, False)),
-        "rules: names + pairs + words (10)": rule_based(TopicRules(True, 10, 4, True, True)),
+        "rules: names + words (6)": rule_based(TopicRules(True, 6, 4, True, True, False)),
+        "rules: names + pairs + words (6)": rule_based(TopicRules(True, 6, 4, True, True, True)),
+        "rules: names + words (10)": rule_based(TopicRules(True, 10, 4, True, True, False)),
+        "rules: names + pairs + words (10)": rule_based(TopicRules(True, 10, 4, True, True, True)),
+        "rules: names only (6)": rule_based(TopicRules(True, 6, 4, True, False, False)),
     }
     try:
         extractors["yake n=2 top=6"] = yake_based(6, 2)

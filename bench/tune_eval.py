@@ -166,8 +166,13 @@ EDGE_GRIDS = {
 TOPICS_OFF = {**EDGES_TUNED, "topics": {"enabled": False}}
 EDGE_GRIDS["topics"] = [("no topics", TOPICS_OFF),
                         ("topics w=.5", {**EDGES_TUNED, "topic_tag_weight": 0.5}),
-                        ("topics w=1", {**EDGES_TUNED, "topic_tag_weight": 1.0})]
-EDGE_FAMILIES = {"topics w=.5": " +topics", "topics w=1": " +topics"}
+                        ("topics w=1", {**EDGES_TUNED, "topic_tag_weight": 1.0}),
+                        ("topics w=.25", {**EDGES_TUNED, "topic_tag_weight": 0.25}),
+                        ("topics w=.5 max_df=.02", {**EDGES_TUNED, "topic_tag_weight": 0.5,
+                                                    "topic_max_df_ratio": 0.02}),
+                        ("topics w=.5 names only", {**EDGES_TUNED, "topic_tag_weight": 0.5,
+                                                    "topics": {"words": False}})]
+EDGE_FAMILIES = {label: " +topics" for label, _ in EDGE_GRIDS["topics"] if label != "no topics"}
 
 
 def ingest_overrides(edges: dict[str, Any]) -> dict[str, Any]:

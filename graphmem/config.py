@@ -152,6 +152,7 @@ class TopicSettings:
     max_per_memory: int
     min_chars: int
     names: bool
+    words: bool
     phrases: bool
 
 

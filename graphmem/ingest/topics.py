@@ -58,7 +58,8 @@ def _candidates(content: str, rules: TopicSettings) -> list[tuple[int, int, int,
             if rules.phrases and run:
                 out.append((1, run[-1].start(), match.end(), "pair"))
             run.append(match)
-            out.append((2, match.start(), match.end(), "word"))
+            if rules.words:
+                out.append((2, match.start(), match.end(), "word"))
         prev_end = match.end()
     close_name()
     return out

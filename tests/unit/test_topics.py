@@ -39,6 +39,8 @@ def test_cap_disable_and_pairs():
     text = "Melanie paints sunsets, sunrises, landscapes, portraits, flowers and horses near the lake."
     assert len(extract_topics(text, replace(RULES, max_per_memory=3))) == 3
     assert extract_topics(text, replace(RULES, enabled=False)) == []
+    names = keys("Then Melanie flew to Paris with Nate.", replace(RULES, words=False))
+    assert names == ["melanie", "paris", "nate"]
     paired = keys("Dave joined a rock band", replace(RULES, phrases=True, max_per_memory=10))
     assert "rock band" in paired and "rock band" not in keys("Dave joined a rock band")
 
