@@ -25,6 +25,12 @@ from graphmem.stores.base import MemoryStore
 RareTerms = Callable[[Memory, "BatchView"], list[str]]
 
 
+def link_labels(mem: Memory, cfg: EdgeSettings) -> list[str]:
+    """The labels linking may read for ``mem``: its tags, and its topics' labels when topics link
+    (``topic_tag_weight`` > 0; otherwise their index entries are never read at ingest)."""
+    return mem.index_labels if cfg.topic_tag_weight > 0 else list(mem.tags)
+
+
 def _newest_first(memories: list[Memory], exclude_id: str | None, limit: int) -> list[str]:
     ordered = sorted(memories, key=lambda m: (m.created_at, m.id), reverse=True)
     return [m.id for m in ordered if m.id != exclude_id][:limit]
@@ -60,7 +66,7 @@ class BatchView:
         unique = list(dict.fromkeys(tuple(q) for q in queries))
         found = store.lexical_candidates_many(ns, [list(q) for q in unique], cfg.candidates_lexical)
         self.lexical = dict(zip(unique, found, strict=True))
-        tags = sorted({t for m in memories for t in m.index_labels})
+        tags = sorted({t for m in memories for t in link_labels(m, cfg)})
         self.tag_lists = store.tag_members_many(ns, tags, cfg.candidates_per_tag)
         self.category_lists = store.category_members_many(
             ns, sorted({m.category for m in memories if m.category}), cfg.candidates_per_category)

@@ -19,7 +19,7 @@ import numpy as np
 from graphmem.config import Settings
 from graphmem.embedding.embedder import Embedder
 from graphmem.errors import ConflictError, GraphmemError, NotFoundError, StoreUnavailable, ValidationError
-from graphmem.ingest.batch import BatchView
+from graphmem.ingest.batch import BatchView, link_labels
 from graphmem.ingest.evidence import check_evidence
 from graphmem.ingest.health import assess_health
 from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges, reason_labels, reweigh
@@ -126,9 +126,10 @@ class Ingestor:
         planned so far)."""
         view = view or self.store
         stats = view.term_stats(mem.namespace, list(mem.term_counts))
-        counts = view.tag_counts(mem.namespace, mem.index_labels)
+        own = link_labels(mem, self.settings.edges)
+        counts = view.tag_counts(mem.namespace, own)
         held = set(stored_tags)
-        tag_df = {t: counts.get(t, 0) + (t not in held) for t in mem.index_labels}   # + the memory, counted once
+        tag_df = {t: counts.get(t, 0) + (t not in held) for t in own}   # + the memory, counted once
         labels = [*mem.tags, *self._link_topics(mem, tag_df, stats.n_docs)]
         candidates = self._candidates(mem, view, labels, stats)
         near_dup = None

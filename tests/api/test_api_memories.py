@@ -24,6 +24,16 @@ def test_create_returns_201_then_duplicate_200(client):
     assert same.status_code == 200 and same.get_json()["duplicate_of"] == "m1"
 
 
+def test_extracted_topics_come_apart_from_the_callers_tags(client):
+    body = {"content": "Melanie signed up for a pottery class in Boston", "tags": ["speaker:Mel", "Session 1"]}
+    memory = client.post("/v1/memories", json=body).get_json()["memory"]
+    assert memory["tags"] == ["speaker:mel", "session 1"]           # the caller's, normalised as always
+    topics = {t["topic"]: t["quote"] for t in memory["topics"]}
+    assert topics["boston"] == "Boston" and topics["pottery"] == "pottery"
+    assert all(quote in body["content"] for quote in topics.values())
+    assert client.get(f"/v1/memories/{memory['id']}").get_json()["topics"] == memory["topics"]
+
+
 def test_create_same_id_other_content_is_409_and_writes_nothing(client):
     client.post("/v1/memories", json={"id": "m1", "content": "first version of the note about deploys"})
     resp = client.post("/v1/memories", json={"id": "m1", "content": "a different note entirely about cats"})

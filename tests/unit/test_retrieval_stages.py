@@ -78,6 +78,16 @@ def test_router_names_tags_in_query():
     assert router.router_bonus(["x"], "c", {"billing"}, set(), 0.1) == (1.0, None)
 
 
+
+def test_router_matches_extracted_topics_apart_from_tags():
+    labels = router.topic_candidates("Which potteries did Melanie visit?")
+    assert "Topic:pottery" in labels and "Topic:melanie" in labels
+    boost, why = router.router_bonus(["session:1"], None, set(), set(), 0.25, ["Topic:pottery", "Topic:kid"],
+                                     {"Topic:pottery", "Topic:melanie"}, 0.1)
+    assert boost == 1.1 and why == {"tags": [], "category": None, "boost": 0.1, "topics": ["pottery"]}
+    assert router.router_bonus(["x"], None, set(), set(), 0.25, ["Topic:pottery"], set(), 0.1) == (1.0, None)
+
+
 def test_lexical_lookup_uses_rare_terms_but_never_none():
     stats = TermStats(n_docs=1000, total_length=10000, df={"helm": 3, "deploy": 400, "service": 900})
     assert recall.lookup_terms(["service", "deploy", "helm", "absent"], stats, CFG) == ["helm"]
