@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -112,8 +113,17 @@ def edge_table(name: str, cv: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
-def model_table(cvs: dict[str, dict[str, Any]], costs: dict[str, Any] | None) -> list[str]:
+def round_ratio(cost: dict[str, Any], base: dict[str, Any], key: str) -> str:
+    """Median over rounds of this model's figure / the base model's in the same round (the
+    models take turns within a round, so the ratio cancels most of the machine's load)."""
+    ours, theirs = cost.get(key, {}).get("runs") or [], base.get(key, {}).get("runs") or []
+    ratios = sorted(a / b for a, b in zip(ours, theirs, strict=False) if b)
+    return f"{statistics.median(ratios):.2f}x" if ratios else ""
+
+
+def model_table(cvs: dict[str, dict[str, Any]], costs: dict[str, Any] | None, base_model: str) -> list[str]:
     by_model = {m["model"]: m for m in (costs or {}).get("models", [])}
+    base = by_model.get(base_model, {})
     load = (costs or {}).get("loadavg_1min") or [0.0]
     lines = ["**Embedding model** (held-out default recipe per model, same protocol; each row's CV grid and "
              "commit are named; cost from "
@@ -123,15 +133,18 @@ def model_table(cvs: dict[str, dict[str, Any]], costs: dict[str, Any] | None) ->
              f"{min(load):.0f}-{max(load):.0f}: "
              f"median of {(costs or {}).get('rounds', '?')} rounds, the models taking turns [min, max]):", "",
              "| model | CV grid, commit | R@10 | multi-hop R@10 | nDCG@10 | answer in top 10 "
-             "| query embedding p50 ms | ingest memories/s |", "|---|---|---|---|---|---|---|---|"]
+             "| query embedding p50 ms (x default, per round) | ingest memories/s (x default, per round) |",
+             "|---|---|---|---|---|---|---|---|"]
     for _name, cv in cvs.items():
         h = cv["families"]["default"]["held_out"]
         cost = by_model.get(cv["model"], {})
         q = cost.get("query_embedding_ms_p50")
         ing = cost.get("ingest_memories_per_s")
         run = f"{cv['grid_spec']['grid']}, {run_commit(cv)}"
-        q_cell = f"{q['median']:.1f} [{q['min']:.1f}, {q['max']:.1f}]" if q else ""
-        ing_cell = f"{ing['median']:.1f} [{ing['min']:.1f}, {ing['max']:.1f}]" if ing else ""
+        q_cell = (f"{q['median']:.1f} [{q['min']:.1f}, {q['max']:.1f}] "
+                  f"({round_ratio(cost, base, 'query_embedding_ms_p50')})") if q else ""
+        ing_cell = (f"{ing['median']:.1f} [{ing['min']:.1f}, {ing['max']:.1f}] "
+                    f"({round_ratio(cost, base, 'ingest_memories_per_s')})") if ing else ""
         lines.append(f"| {cv['model']} | {run} | {ci(h['recall@10'])} "
                      f"| {ci(h['by_category']['multi_hop']['recall@10'])} "
                      f"| {h['ndcg@10']['mean']:.3f} | {h['answer@10']['mean']:.3f} | {q_cell} | {ing_cell} |")
@@ -162,7 +175,8 @@ def render(default_name: str) -> str:
     lines = [BEGIN]
     if default_name in cvs:
         lines += cv_tables(default_name, cvs[default_name]) + edge_table(default_name, cvs[default_name])
-    lines += model_table(models, costs) + fixture_table() + [END]
+    base_model = cvs[default_name]["model"] if default_name in cvs else ""
+    lines += model_table(models, costs, base_model) + fixture_table() + [END]
     return "\n".join(lines)
 
 
