@@ -8,6 +8,9 @@
 Usage: python bench/bench_engine.py [--sizes 1000,10000,50000,100000] [--out bench/results/engine.json]
        [--embed-cache PATH]   (probe texts differ per checkpoint, so probe inserts always embed)
        [--probe-repeats N]    (N rounds of probe inserts per checkpoint: median and spread of the ratio)
+       python bench/bench_engine.py --interleave LOW_DIR,HIGH_DIR --probe-repeats N
+                              (two kept stores, e.g. a 1k and a 50k one this script loaded: probe rounds
+                              alternate between them, so load drift on a shared machine hits both alike)
 Bulk loading between checkpoints uses the normal batched ingest path.
 """
 
@@ -59,6 +62,28 @@ def measure_search(engine: Graphmem, queries: list[str]) -> dict:
             "stage_p50_ms": {s: round(pct(v, 0.5), 3) for s, v in stage_ms.items()}}
 
 
+def interleaved(dirs: list[str], rounds: int, docs, live, out: str) -> None:
+    """Insert cost at two kept stores, probe rounds alternating low / high; ratio per round."""
+    engines = [Graphmem(load_settings(overrides={"store": {"data_dir": d}}, use_env=False), SQLiteStore(d),
+                        LiveQueryEmbedder(docs, live)) for d in dirs]
+    sizes = [e.store.stats("bench").namespaces.get("bench", 0) for e in engines]
+    probe_base = make_memories(200, seed=99)
+    report: dict = {"facts": run_facts(), "stores": dict(zip(dirs, sizes, strict=True)), "rounds": []}
+    for r in range(rounds):
+        row = {}
+        for engine, size in zip(engines, sizes, strict=True):
+            probes = [{**m, "id": f"probe-{i}", "content": m["content"].replace("note", f"probe {size} i{r}")}
+                      for i, m in enumerate(probe_base)]
+            row[size] = measure_inserts(engine, probes)
+        row["ratio"] = round(row[sizes[1]]["mean_ms"] / row[sizes[0]]["mean_ms"], 3)
+        report["rounds"].append(row)
+        print(json.dumps(row), flush=True)
+    report["ratio"] = summarize_runs([{"ratio": r["ratio"]} for r in report["rounds"]])["ratio"]
+    report["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    Path(out).write_text(json.dumps(report, indent=2))
+    print(json.dumps(report["ratio"]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000,50000,100000")
@@ -66,6 +91,8 @@ def main() -> None:
     parser.add_argument("--search-at", default="10000,100000")
     parser.add_argument("--out", default="bench/results/engine.json")
     parser.add_argument("--probe-repeats", type=int, default=1)
+    parser.add_argument("--interleave", default=None, help="LOW_DIR,HIGH_DIR: kept stores to alternate between")
+    parser.add_argument("--data-dir", default=None, help="load here (kept), not in a temporary dir")
     parser.add_argument("--embed-cache", default=None,
                         help="SQLite embedding cache: reruns skip re-embedding the bulk corpus")
     args = parser.parse_args()
@@ -73,9 +100,12 @@ def main() -> None:
     insert_at = {int(s) for s in args.insert_at.split(",")}
     search_at = {int(s) for s in args.search_at.split(",")}
     ensure_model()
-    data_dir = tempfile.mkdtemp(prefix="graphmem-bench-")
     live = load_embedder()
     docs = load_embedder(cache_path=args.embed_cache) if args.embed_cache else live
+    if args.interleave:
+        interleaved(args.interleave.split(","), args.probe_repeats, docs, live, args.out)
+        return
+    data_dir = args.data_dir or tempfile.mkdtemp(prefix="graphmem-bench-")
     engine = Graphmem(load_settings(overrides={"store": {"data_dir": data_dir}}, use_env=False),
                       SQLiteStore(data_dir), LiveQueryEmbedder(docs, live))
     corpus = make_memories(max(sizes))
