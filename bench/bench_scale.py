@@ -14,8 +14,8 @@ edges are not part of this bench). At each size it reports:
 - at sizes past the threshold: index build time, and load time of the saved index in a new store;
 - with ``--floor``: graphmem search against its floor in the same run (bench/floor.py's ``Floor``:
   live query embedding + exact dot product over the same vectors + one FTS5 query over the same
-  texts), passes alternating floor / graphmem, ``--repeats`` times. No edges here, so expansion
-  finds nothing to add (its read still runs).
+  texts, and the tighter one over graphmem's own lookup terms), passes alternating, ``--repeats``
+  times. No edges here, so expansion finds nothing to add (its read still runs).
 
 Usage: python bench/bench_scale.py [--sizes 10000,100000,1000000] [--queries 200]
        [--base /tmp/base.npy] [--embed-cache /tmp/emb.sqlite] [--out bench/results/scale.json]
@@ -40,8 +40,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import make_memories, make_queries  # noqa: E402
-from bench.floor import Floor  # noqa: E402
-from bench.meta import latency_summary, run_facts, summarize_runs, time_calls  # noqa: E402
+from bench.floor import Floor, lookup_terms, passes  # noqa: E402
+from bench.meta import latency_summary, run_facts, time_calls  # noqa: E402
 from bench.scale_vectors import base_vectors, derived, query_vectors  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
@@ -123,24 +123,13 @@ def insert_cost(store: SQLiteStore, base: np.ndarray, at: int, n: int = 200) -> 
 
 
 def against_floor(store: SQLiteStore, engine: Graphmem, size: int, queries: list[str], repeats: int) -> dict:
-    """graphmem search and its floor over the same memories, alternating, ``repeats`` passes."""
+    """graphmem search and its floors over the same memories, alternating, ``repeats`` passes."""
     vectors = store.vectors.namespaces[NS]
     texts = [it for lo in range(0, size, CHUNK) for it in _items(lo, min(size, lo + CHUNK))]
     by_id = {it["id"]: it for it in texts}
     corpus = [by_id[i] for i in vectors.ids[:len(vectors)]]         # row order of the store's matrix
-    floor = Floor(engine.embedder, corpus, vectors.matrix[:len(vectors)])
-    search = lambda q: engine.search_outcome(q, NS, 10)  # noqa: E731
-    for q in queries[:10]:
-        floor.search(q)
-        search(q)
-    runs = []
-    for _ in range(repeats):
-        f = latency_summary(time_calls(floor.search, queries))
-        g = latency_summary(time_calls(search, queries))
-        runs.append({"floor_p50_ms": f["p50_ms"], "floor_p95_ms": f["p95_ms"],
-                     "graphmem_p50_ms": g["p50_ms"], "graphmem_p95_ms": g["p95_ms"],
-                     "ratio_p50": g["p50_ms"] / f["p50_ms"], "ratio_p95": g["p95_ms"] / f["p95_ms"]})
-    return {"runs": runs, "summary": summarize_runs(runs)}
+    floor = Floor(engine.embedder, corpus, vectors.matrix[:len(vectors)], lookup_terms(engine, NS, queries))
+    return passes(floor, lambda q: engine.search_outcome(q, NS, 10), queries, repeats)
 
 
 def measure(path: Path, store: SQLiteStore, engine: Graphmem, base: np.ndarray, size: int,
