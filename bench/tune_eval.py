@@ -16,8 +16,9 @@ values now in defaults.toml.
 The honest protocol (``--cv``): leave-one-conversation-out over locomo-dev. Every grid point
 of every family (lexical, vector, hybrid, hybrid_expansion, default) answers every query once;
 each fold then picks, per family, the grid point best on the other four conversations and
-scores it on the fifth. Held-out means, bootstrap intervals, paired differences and every
-grid point's per-conversation means go to ``--output`` (default bench/results/cv/<name>.json):
+scores it on the fifth. Held-out means, bootstrap intervals, paired differences, held-out edge
+precision of expansion per edge kind (``edge_precision_held_out``) and every grid point's
+per-conversation means go to ``--output`` (default bench/results/cv/<name>.json):
 
     PYTHONPATH=. python bench/tune_eval.py --cv --grid cv --name minilm
 """
