@@ -209,6 +209,7 @@ def score(runs, dataset, relevance, hard: tuple[str, Any], k: int = 10) -> dict[
 
 CV_METRICS = ("recall@5", "recall@10", "ndcg@10", "mrr", "answer@5", "answer@10", "context_tokens@5",
               "context_tokens@10")
+PER_QUERY = ("recall@10", "ndcg@10", "answer@10")   # kept per query: paired comparisons across reports
 
 
 def run_cv(args: argparse.Namespace) -> None:
@@ -249,7 +250,7 @@ def run_cv(args: argparse.Namespace) -> None:
                               model_override=model)
         evaluate(options, on_engine=on_engine)
     report = build_cv_report(grid, families, meta["groups"], meta["categories"], CV_METRICS, args.objective,
-                             n_boot=args.bootstrap)
+                             n_boot=args.bootstrap, per_query=PER_QUERY)
     report = {"provenance": {**provenance([ds["memories"], ds["queries"]], meta["settings"],
                                           "python " + " ".join(sys.argv)), "git": started},
               "name": args.name, "model": args.model or meta["settings"]["model"]["name"],

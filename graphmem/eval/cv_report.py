@@ -26,9 +26,13 @@ ADJACENT = (("vector", "lexical"), ("hybrid", "lexical"), ("hybrid", "vector"),
 
 def build_cv_report(grid: Mapping[str, cv.PerQuery], families: Mapping[str, Sequence[str]],
                     groups: Mapping[str, Sequence[str]], categories: Mapping[str, set[str]],
-                    metrics: Sequence[str], objective: str, n_boot: int = 2000) -> dict[str, Any]:
+                    metrics: Sequence[str], objective: str, n_boot: int = 2000,
+                    per_query: Sequence[str] = ()) -> dict[str, Any]:
     """``grid``: label -> query id -> metrics; ``families``: family -> its labels (grid
-    order = tie-break); ``groups``: fold name -> query ids; ``categories``: name -> ids."""
+    order = tie-break); ``groups``: fold name -> query ids; ``categories``: name -> ids.
+    ``per_query``: metrics whose held-out value per query is kept (``held_out_per_query``, with
+    the groups and categories in ``protocol``), so that two reports on the same queries (e.g.
+    two embedding models) can be compared by a paired bootstrap."""
     out: dict[str, Any] = {"protocol": {
         "folds": list(groups), "objective": objective, "selection": "best mean of training-group means; "
         "ties to the earlier grid point", "headline": "mean over held-out folds (each fold one group)",
@@ -52,6 +56,12 @@ def build_cv_report(grid: Mapping[str, cv.PerQuery], families: Mapping[str, Sequ
         edges = summarize_edges(held[family], groups, n_boot=n_boot)
         if edges:
             out["families"][family]["edge_precision_held_out"] = edges
+        if per_query:
+            out["families"][family]["held_out_per_query"] = {
+                q: {m: round(row[m], 4) for m in per_query} for q, row in held[family].items()}
+    if per_query:
+        out["protocol"]["groups"] = {g: list(ids) for g, ids in groups.items()}
+        out["protocol"]["categories"] = {c: sorted(ids) for c, ids in categories.items()}
     for a, b in ADJACENT:
         if a in held and b in held:
             out["differences"][f"{a} - {b}"] = {

@@ -54,6 +54,14 @@ def test_cv_report_labels_held_out_and_tuned_on_and_keeps_every_grid_point() -> 
     assert set(report["grid"]) == {"x", "y"} and report["grid"]["y"]["g2"]["r"] == 0.5
     assert report["differences"]["default - hybrid"]["r"]["mean"] == pytest.approx(0.5 - 1 / 3, abs=1e-4)
     assert fam["held_out"]["by_category"]["cat"]["n"] == 3
+    # per-query held-out values are kept only when asked for, with the groups to resample within
+    assert "held_out_per_query" not in fam and "groups" not in report["protocol"]
+    kept = build_cv_report(GRID, {"hybrid": ["x", "y"]}, GROUPS, {"cat": {"a1", "b1", "c1"}}, ["r"], "r",
+                           n_boot=100, per_query=["r"])
+    rows = kept["families"]["hybrid"]["held_out_per_query"]
+    assert rows == {q: {"r": GRID[{"g1": "y", "g2": "x", "g3": "x"}[g]][q]["r"]} for g, ids in GROUPS.items()
+                    for q in ids}
+    assert kept["protocol"]["groups"] == GROUPS and kept["protocol"]["categories"] == {"cat": ["a1", "b1", "c1"]}
 
 
 def test_answer_coverage_short_phrase_and_long_token_share() -> None:
