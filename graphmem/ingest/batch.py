@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from graphmem.config import EdgeSettings
-from graphmem.model import LINK_TYPES, Edge, Memory, MemoryFilter, TermStats
+from graphmem.model import LINK_TYPES, Edge, Memory, MemoryFilter, TermStats, is_topic_label
 from graphmem.stores.base import MemoryStore
 
 RareTerms = Callable[[Memory, "BatchView"], list[str]]
@@ -44,6 +44,7 @@ class BatchView:
         self.pending: list[Memory] = []
         self.pending_df: Counter[str] = Counter()
         self.pending_tags: Counter[str] = Counter()
+        self.pending_topics: dict[str, set[str]] = {}       # id -> topic labels (read per tag lookup)
         self.stored: dict[str, Memory] = {}
         self.stats = TermStats(n_docs=0, total_length=0, df={})
         self.tag_lists: dict[str, list[str]] = {}
@@ -86,7 +87,9 @@ class BatchView:
 
     def tag_members(self, namespace: str, tag: str, limit: int, exclude_id: str | None = None) -> list[str]:
         held = [self.stored[i] for i in self.tag_lists.get(tag, []) if i in self.stored]
-        return _newest_first(held + [m for m in self.pending if tag in m.index_labels], exclude_id, limit)
+        topical = is_topic_label(tag)
+        carriers = [m for m in self.pending if (tag in self.pending_topics[m.id] if topical else tag in m.tags)]
+        return _newest_first(held + carriers, exclude_id, limit)
 
     def category_members(self, namespace: str, category: str, limit: int,
                          exclude_id: str | None = None) -> list[str]:
@@ -119,7 +122,8 @@ class BatchView:
         """``mem`` is saved with these edge changes, as far as the rest of the batch can see."""
         self.pending.append(mem)
         self.pending_df.update(mem.term_counts.keys())
-        self.pending_tags.update(set(mem.index_labels))
+        self.pending_topics[mem.id] = set(mem.topic_labels)
+        self.pending_tags.update(set(mem.tags) | self.pending_topics[mem.id])
         for edge in remove_edges:
             self._drop(edge.key)
         for edge in add_edges:

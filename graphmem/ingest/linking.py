@@ -73,9 +73,21 @@ def reason_labels(reason: dict) -> list[str]:
     return [*reason.get("tags", []), *(topic_label(k) for k in reason.get("topics", []))]
 
 
+def shared_labels(tags: set[str], topics: set[str], other: Memory) -> set[str]:
+    """The caller tags and topic labels ``other`` shares with ``tags`` / ``topics`` (``other``'s
+    topic labels are only built when there are topics to compare: most links are by tags)."""
+    shared = tags.intersection(other.tags)
+    return shared | topics.intersection(other.topic_labels) if topics else shared
+
+
+def _split(labels: list[str]) -> tuple[set[str], set[str]]:
+    topics = {t for t in labels if is_topic_label(t)}
+    return set(labels) - topics, topics
+
+
 def shares_tag_edge(mem: Memory, other: Memory, tag_df: dict[str, int], cfg: EdgeSettings,
                     labels: list[str]) -> Edge | None:
-    shared = sorted(set(labels) & set(other.index_labels))
+    shared = sorted(shared_labels(*_split(labels), other))
     found = shares_tag_weight(shared, tag_df, cfg)
     if found is None:
         return None
@@ -130,8 +142,8 @@ def _weight_keys(mem: Memory, others: list[Memory], tag_df: dict[str, int], cfg:
                  labels: list[str]) -> dict[str, list[tuple[tuple[float, str, str], Memory]]]:
     """Each type's qualifying candidates with the sort key their edge would have (the weight
     ``Edge.make`` rounds to), computed without building edges or reasons: most candidates lose."""
-    tags, terms = set(labels), set(mem.term_counts)
-    rarity = {t: label_rarity(t, tag_df.get(t, 1), cfg) for t in tags}
+    (tags, topics), terms = _split(labels), set(mem.term_counts)
+    rarity = {t: label_rarity(t, tag_df.get(t, 1), cfg) for t in (*tags, *topics)}
     keyed: dict[str, list[tuple[tuple[float, str, str], Memory]]] = {t: [] for t in LINK_TYPES}
 
     def put(edge_type: str, weight: float, other: Memory) -> None:
@@ -139,7 +151,7 @@ def _weight_keys(mem: Memory, others: list[Memory], tag_df: dict[str, int], cfg:
         keyed[edge_type].append(((-round(float(weight), 6), a, b), other))
 
     for other in others:
-        shared = sorted(tags.intersection(other.index_labels))
+        shared = sorted(shared_labels(tags, topics, other))
         if shared:
             total = sum(rarity[t] for t in shared)
             if total > cfg.min_shared_tag_rarity:
