@@ -1,0 +1,195 @@
+"""The README's embedded-store speed table, generated from bench/results/ (issue 17).
+
+Every row reads one saved result and names it with its command, commit and load average, so
+the table says nothing that no file holds. ``python bench/readme_speed.py`` rewrites the block
+between ``<!-- speed:begin -->`` and ``<!-- speed:end -->`` in README.md; ``--check`` only
+reports whether the README is current.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+BEGIN, END = "<!-- speed:begin -->", "<!-- speed:end -->"
+
+
+def _load(name: str) -> dict | None:
+    path = RESULTS / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _spread(s: dict, digits: int = 2) -> str:
+    return f"{s['median']:.{digits}f} ({s['min']:.{digits}f}-{s['max']:.{digits}f})"
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+def _source(name: str, d: dict) -> str:
+    facts = d.get("facts")
+    if not facts:
+        return f"`bench/results/{name}` (previous wave: no command or commit saved)"
+    landed = d.get("commits_landed_as", {}).get(facts["git_commit"], facts["git_commit"])
+    load = facts["machine"]["loadavg_at_start"][0]
+    return f"`{facts['command']}` at {landed[:7]}, load {load:.1f} at start; `bench/results/{name}`"
+
+
+def embedder(d: dict) -> list[tuple[str, str]]:
+    return [("embedding, batch 64 (2,000 sentences)", f"{d['docs_per_second']:.0f} docs/s"),
+            ("embedding, one query", f"p50 {d['query_ms_p50']:.1f} / p95 {d['query_ms_p95']:.1f} ms")]
+
+
+def _ratios(s: dict, p50_target: float, p95_target: float | None) -> str:
+    """Ratios against the bare floor and, when measured, the floor over graphmem's own lookup terms."""
+    out = [f"p50 ratio {_spread(s['ratio_p50'])} "
+           f"(target <= {p50_target:g}: {_met(s['ratio_p50']['median'] <= p50_target)})"]
+    if p95_target:
+        out.append(f"p95 ratio {_spread(s['ratio_p95'])} (target <= {p95_target:g}: "
+                   f"{_met(s['ratio_p95']['median'] <= p95_target)})")
+    if "ratio_lookup_p50" in s:
+        out.append(f"against the floor over graphmem's lookup terms p50 {_spread(s['ratio_lookup_p50'])}, "
+                   f"p95 {_spread(s['ratio_lookup_p95'])}")
+    out.append(f"graphmem p50 {_spread(s['graphmem_p50_ms'], 1)} ms, floor p50 {_spread(s['floor_p50_ms'], 1)} ms")
+    return "; ".join(out)
+
+
+def floor_10k(d: dict) -> list[tuple[str, str]]:
+    size, row = next(iter(d["sizes"].items()))
+    first = row["runs"][0]
+    return [(f"search (k=10, every stage, query embedded live) against its floor, {int(size):,} memories with "
+             f"edges, {d['queries']} queries x {d['repeats']} passes",
+             _ratios(row["summary"], 2, 3) + f"; first pass alone (fewest rows in the row cache): p50 ratio "
+             f"{first['ratio_p50']:.2f}, p95 {first['ratio_p95']:.2f}")]
+
+
+def scale_floor(d: dict) -> list[tuple[str, str]]:
+    rows = []
+    for row in d["sizes"]:
+        s = row["against_floor"]["summary"]
+        rows.append((f"search against its floor, {row['size']:,} memories (precomputed vectors, no edges), "
+                     f"{d['queries']} queries x {len(row['against_floor']['runs'])} passes",
+                     f"{_ratios(s, 2.5, None)}; vector recall alone p50 "
+                     f"{row['vector_recall_only']['p50_ms']:.1f} ms; one save_memory p50 "
+                     f"{row['insert']['save_memory_p50_ms']:.2f} ms; RSS {row['memory']['rss_mb']:.0f} MB, "
+                     f"SQLite {row['disk']['sqlite_bytes'] / 1e6:.0f} MB"))
+    return rows
+
+
+def profile(d: dict) -> list[tuple[str, str]]:
+    wanted = {"embed_query": "query embedding", "lexical_candidates": "full-text lookup",
+              "get_memories": "memory reads", "_expansion": "expansion stage", "vector_candidates": "vector scan"}
+    shares = []
+    for row in d["by_cumulative"]:
+        name = row["function"].rsplit("(", 1)[-1].rstrip(")")
+        if name in wanted:
+            shares.append(f"{wanted.pop(name)} {100 * row['cum_share']:.0f}%")
+    return [(f"where a search's time goes, cProfile over {d['queries']} live searches",
+             f"{d['per_query_ms_profiled']:.1f} ms a search under the profiler: " + ", ".join(shares))]
+
+
+def ann_compare(d: dict) -> list[tuple[str, str]]:
+    parts = []
+    for r in d["results"]:
+        by_ef = ", ".join(f"ef {e['ef_search']}: recall@10 {e['recall@10_pool50_rescored']:.3f} "
+                          f"p50 {e['p50_ms']:.2f} ms" for e in r["by_ef"])
+        parts.append(f"{r['library']} {r['dtype']}: {by_ef}, {r['bytes'] / 1e6:.0f} MB")
+    return [(f"approximate index choice, {d['size']:,} vectors", "; ".join(parts) +
+             f"; exact numpy scan p50 {d['exact_numpy']['p50_ms']:.0f} ms")]
+
+
+def ann_1m(d: dict) -> list[tuple[str, str]]:
+    return [(f"vector recall at {d['size']:,} (query vectors precomputed)",
+             f"approximate p50 {d['approximate_search_pool50']['p50_ms']:.1f} / p95 "
+             f"{d['approximate_search_pool50']['p95_ms']:.1f} ms (target p50 <= 50, vector part only: "
+             f"{_met(d['approximate_search_pool50']['p50_ms'] <= 50)}); recall@10 vs exact "
+             f"{d['recall@10_vs_exact']:.3f} (target >= 0.95: {_met(d['recall@10_vs_exact'] >= 0.95)}); "
+             "exact scan "
+             f"p50 {d['exact_scan']['p50_ms']:.0f} ms; index build {d['index_build_s']:.0f} s")]
+
+
+def insert_interleaved(d: dict) -> list[tuple[str, str]]:
+    low, high = sorted(int(n) for n in d["stores"].values())
+    means = {n: [r[str(n)]["mean_ms"] for r in d["rounds"]] for n in (low, high)}
+    return [(f"insert one memory (embed + dedupe + link + save) at {high:,} vs {low:,} stored, "
+             f"{len(d['rounds'])} probe rounds of 200 alternating between the two stores",
+             f"ratio {_spread(d['ratio'])}, target <= 1.5: {_met(d['ratio']['median'] <= 1.5)}; mean per insert "
+             f"{min(means[low]):.0f}-{max(means[low]):.0f} ms at {low:,}, "
+             f"{min(means[high]):.0f}-{max(means[high]):.0f} ms at {high:,}")]
+
+
+def insert_sequential(d: dict) -> list[tuple[str, str]]:
+    low, high = sorted(int(n) for n in d["inserts"])
+    means = {n: [r["mean_ms"] for r in d["inserts"][str(n)]["rounds"]] for n in (low, high)}
+    return [(f"the same, sequential in one store: {len(means[low])} rounds at {low:,}, load to {high:,} through "
+             f"batched ingest ({d['load_seconds'][str(high)]:.0f} s), {len(means[high])} rounds at {high:,}",
+             f"ratio {_spread(d['insert_ratio_rounds'])} (round against round); mean per insert "
+             + ", ".join(f"{m:.0f}" for m in means[low]) + f" ms at {low:,}, "
+             + ", ".join(f"{m:.0f}" for m in means[high]) + f" ms at {high:,}: the machine's load rose from "
+             f"{d['facts']['machine']['loadavg_at_start'][0]:.0f} to {d['loadavg_at_end'][0]:.0f} meanwhile")]
+
+
+def ingest(d: dict) -> list[tuple[str, str]]:
+    s = d["summary"]
+    rate, flat = s["cached_per_s"], s["insert_cost_ratio_end_vs_flat_at"]
+    return [(f"bulk import (`import_jsonl`), {d['n']:,} memories, embeddings cached, "
+             f"{d['completed_repeats']} repeats",
+             f"{_spread(rate, 0)} memories/s, target >= 300: {_met(rate['median'] >= 300)}; "
+             f"link+write per memory near {d['n']:,} vs at 1-2k: {_spread(flat)}"),
+            (f"bulk import with live embedding, {d['live_n']:,} memories, against the embedder's own docs/s "
+             "in the same repeat",
+             f"{_spread(s['live_vs_embedder'])}x, target >= 0.6: {_met(s['live_vs_embedder']['median'] >= 0.6)} "
+             f"({_spread(s['live_no_overlap_vs_embedder'])}x with `ingest.import_overlap` off)")]
+
+
+def ingest_profile(d: dict) -> list[tuple[str, str]]:
+    total = d["by_cumulative"][0]["cum_s"]
+    picks = [r for r in d["by_cumulative"] if r["cum_share"] < 0.9 and not r["function"].startswith("~")
+             and "comp>" not in r["function"]][:7]
+    return [(f"where a cached import's time goes, cProfile over {d['n']:,} memories",
+             f"{d['profiled_per_s']:.0f} memories/s under the profiler ({total:.0f} s); "
+             + ", ".join(f"`{r['function']}` {100 * r['cum_share']:.0f}%" for r in picks))]
+
+
+ROWS: list[tuple[str, Callable[[dict], list[tuple[str, str]]]]] = [
+    ("embedder.json", embedder), ("floor-10k.json", floor_10k), ("profile-search-10k.json", profile),
+    ("scale-floor-100k.json", scale_floor), ("ann_compare.json", ann_compare), ("ann_scale_1m.json", ann_1m),
+    ("insert-flat-1k-50k.json", insert_interleaved), ("insert-flat-50k-sequential.json", insert_sequential),
+    ("ingest.json", ingest),
+    ("profile-ingest-10k.json", ingest_profile),
+]
+
+
+def table() -> str:
+    lines = ["| what | figure | command, commit, file |", "|---|---|---|"]
+    for name, render in ROWS:
+        d = _load(name)
+        if d is None:
+            continue
+        for what, figure in render(d):
+            lines.append(f"| {what} | {figure} | {_source(name, d)} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    new = f"{head}{BEGIN}\n{table()}\n{END}{tail}"
+    if args.check:
+        sys.exit(0 if new == text else 1)
+    readme.write_text(new)
+
+
+if __name__ == "__main__":
+    main()
