@@ -47,6 +47,7 @@ from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
 from graphmem.model import Memory, MemoryFilter  # noqa: E402
+from graphmem.stores.base import MemoryStore  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
 from graphmem.stores.sqlite.ann import AnnSettings  # noqa: E402
 from graphmem.text import tokenize  # noqa: E402
@@ -56,22 +57,22 @@ STAMP = "2026-01-01T00:00:00.000000Z"
 CHUNK = 5_000
 
 
-def to_memory(item: dict, vector: np.ndarray) -> Memory:
+def to_memory(item: dict, vector: np.ndarray, namespace: str = NS) -> Memory:
     words = tokenize(item["content"])
-    return Memory(id=item["id"], namespace=NS, content=item["content"],
+    return Memory(id=item["id"], namespace=namespace, content=item["content"],
                   content_hash=hashlib.sha256(item["content"].encode()).hexdigest(), tags=item["tags"],
                   category=item["category"], source=item["source"], created_at=STAMP, updated_at=STAMP,
                   embedding=vector, term_counts={w: words.count(w) for w in dict.fromkeys(words)})
 
 
-def load(store: SQLiteStore, base: np.ndarray, start: int, stop: int) -> float:
-    """Bulk-write memories start..stop; seconds taken."""
+def load(store: MemoryStore, base: np.ndarray, start: int, stop: int, namespace: str = NS) -> float:
+    """Bulk-write memories start..stop (either store); seconds taken."""
     t0 = time.perf_counter()
     for lo in range(start, stop, CHUNK):
         hi = min(stop, lo + CHUNK)
         items = _items(lo, hi)
         vecs = derived(base, lo, hi - lo)
-        store.save_batch([to_memory(it, v) for it, v in zip(items, vecs, strict=True)], [], [])
+        store.save_batch([to_memory(it, v, namespace) for it, v in zip(items, vecs, strict=True)], [], [])
     return time.perf_counter() - t0
 
 

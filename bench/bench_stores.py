@@ -1,19 +1,23 @@
-"""Embedded store vs Neo4j in one run: ingest throughput, search p50/p95 at N memories, and whether
-a small namespace's search slows down while another namespace grows (tenant independence).
+"""Embedded store vs Neo4j in one run at N memories: ingest throughput and search p50/p95 (issue 16).
 
-Both stores ingest the same synthetic corpus through the normal batched ingest path; document
-embeddings come from one warmed embedding cache so the figures compare the stores (and linking), not
-the model; query embedding is live (bench/live_query.py). Per store:
-the small namespace (--small memories) is loaded and searched, then the big one (--n) is ingested
-(timed) and searched, then the small one is searched again. Usage:
+Both stores ingest the same synthetic corpus through the normal batched ingest path
+(``Graphmem.add_batch``, 500 a batch). Document embeddings come from one warmed embedding cache, so
+ingest compares the stores and linking, not the model; every search embeds its query live
+(bench/live_query.py). Search is timed in ``--passes`` passes; each pass runs the same queries on
+the embedded store and then on Neo4j, so both see the same machine load, and the result keeps each
+pass's p50/p95 and ratio with their median and spread. ``--repeat`` runs it all again on fresh
+stores (ingest included). The tenant-independence figure is bench/bench_tenants.py. Usage:
     eval "$(docker/neo4j-local/neo4j-local start)"
-    python bench/bench_stores.py --n 10000 --small 200 [--out bench/results/stores.json]
+    python bench/bench_stores.py --n 10000 [--passes 5] [--repeat 2] [--out bench/results/stores.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -32,12 +36,14 @@ from graphmem.engine import Graphmem  # noqa: E402
 from graphmem.stores.neo4j import Neo4jStore  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
 
+WARMUP = 5
+
 
 def search_ms(engine: Graphmem, namespace: str, queries: list[str]) -> dict:
-    for q in queries[:5]:
+    for q in queries[:WARMUP]:
         engine.search_outcome(q, namespace, 10)                      # warm plans and caches
     latencies = []
-    for q in queries[5:]:
+    for q in queries[WARMUP:]:
         t0 = time.perf_counter()
         engine.search_outcome(q, namespace, 10)
         latencies.append((time.perf_counter() - t0) * 1000)
@@ -45,67 +51,87 @@ def search_ms(engine: Graphmem, namespace: str, queries: list[str]) -> dict:
             "queries": len(latencies)}
 
 
-def ingest(engine: Graphmem, namespace: str, corpus: list[dict]) -> float:
+def ingest(engine: Graphmem, namespace: str, corpus: list[dict]) -> dict:
     t0 = time.perf_counter()
     for start in range(0, len(corpus), 500):
         engine.add_batch(corpus[start:start + 500], namespace)
-    return time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    return {"seconds": round(seconds, 1), "per_s": round(len(corpus) / seconds, 1)}
 
 
-def run(engine: Graphmem, names: tuple[str, str], corpus: list[dict], small: list[dict],
-        queries: list[str]) -> dict:
-    big_ns, small_ns = names
-    ingest(engine, small_ns, small)
-    small_alone = search_ms(engine, small_ns, queries)
-    ingest_s = ingest(engine, big_ns, corpus)
-    big = search_ms(engine, big_ns, queries)
-    small_beside = search_ms(engine, small_ns, queries)
-    return {"ingest_seconds": round(ingest_s, 1), "ingest_per_s": round(len(corpus) / ingest_s, 1),
-            "search_p50_ms": big["p50_ms"], "search_p95_ms": big["p95_ms"],
-            "small_namespace": {"memories": len(small), "p50_ms_alone": small_alone["p50_ms"],
-                                "p50_ms_beside_big": small_beside["p50_ms"],
-                                "ratio": round(small_beside["p50_ms"] / small_alone["p50_ms"], 3)}}
+def spread(values: list[float]) -> dict:
+    return {"median": round(statistics.median(values), 3), "min": round(min(values), 3),
+            "max": round(max(values), 3)}
+
+
+def one_run(engines: dict[str, tuple[Graphmem, str]], corpus: list[dict], queries: list[str],
+            passes: int) -> dict:
+    """Ingest into each store, then ``passes`` search passes alternating the stores."""
+    out: dict = {"load_before_ingest": [round(x, 2) for x in os.getloadavg()]}
+    for kind, (engine, namespace) in engines.items():
+        out[f"{kind}_ingest"] = ingest(engine, namespace, corpus)
+    out["neo4j_vs_sqlite_ingest"] = round(out["neo4j_ingest"]["per_s"] / out["sqlite_ingest"]["per_s"], 3)
+    out["passes"] = []
+    for _ in range(passes):
+        row: dict = {"load": [round(x, 2) for x in os.getloadavg()]}
+        for kind, (engine, namespace) in engines.items():
+            row[kind] = search_ms(engine, namespace, queries)
+        row["neo4j_vs_sqlite_p50"] = round(row["neo4j"]["p50_ms"] / row["sqlite"]["p50_ms"], 3)
+        out["passes"].append(row)
+        print(json.dumps(row), flush=True)
+    return out
+
+
+def summary(runs: list[dict]) -> dict:
+    rows = [p for r in runs for p in r["passes"]]
+    return {"search_p50_ms": {k: spread([p[k]["p50_ms"] for p in rows]) for k in ("sqlite", "neo4j")},
+            "search_p95_ms": {k: spread([p[k]["p95_ms"] for p in rows]) for k in ("sqlite", "neo4j")},
+            "neo4j_vs_sqlite_search_p50": spread([p["neo4j_vs_sqlite_p50"] for p in rows]),
+            "ingest_per_s": {k: spread([r[f"{k}_ingest"]["per_s"] for r in runs]) for k in ("sqlite", "neo4j")},
+            "neo4j_vs_sqlite_ingest": spread([r["neo4j_vs_sqlite_ingest"] for r in runs]),
+            "passes": len(rows), "repeats": len(runs)}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=10000)
-    parser.add_argument("--small", type=int, default=200, help="memories of the small namespace")
-    parser.add_argument("--queries", type=int, default=200, help="per measurement")
+    parser.add_argument("--queries", type=int, default=100, help="timed per pass (after 5 warm-up)")
+    parser.add_argument("--passes", type=int, default=5, help="search passes per repeat")
+    parser.add_argument("--repeat", type=int, default=1, help="whole runs on fresh stores")
+    parser.add_argument("--embed-cache", default=None, help="document embedding cache (default: a temp file)")
     parser.add_argument("--out", default="bench/results/stores.json")
     args = parser.parse_args()
     ensure_model()
     tmp = Path(tempfile.mkdtemp(prefix="graphmem-stores-"))
-    embedder = LiveQueryEmbedder(load_embedder(cache_path=tmp / "embeddings.sqlite"), load_embedder())
+    cache = args.embed_cache or tmp / "embeddings.sqlite"
+    embedder = LiveQueryEmbedder(load_embedder(cache_path=cache), load_embedder())
     corpus = make_memories(args.n, namespace="")
-    small = make_memories(args.small, seed=23, namespace="")
-    for item in corpus + small:
+    for item in corpus:
         item.pop("namespace")
-    for item in small:
-        item["id"] = "small-" + item["id"]
-    embedder.embed_documents([m["content"] for m in corpus + small])   # warm the shared cache
-    queries = make_queries(args.queries)
-    report: dict = {"facts": run_facts(), "query_embedding": "live in both stores", "n": args.n,
-                    "small": args.small, "queries_per_measurement": len(queries)}
-    settings = load_settings(overrides={"store": {"data_dir": str(tmp / "sqlite")}}, use_env=False)
-    report["sqlite"] = run(Graphmem(settings, SQLiteStore(tmp / "sqlite"), embedder), ("bench", "small"),
-                           corpus, small, queries)
-    print(json.dumps(report), flush=True)
-    neo = Neo4jStore(load_settings().store)    # [store] neo4j_* with the GRAPHMEM_NEO4J_* environment
-    tag = uuid.uuid4().hex[:8]
-    names = (f"bench-{tag}", f"small-{tag}")
-    try:
-        report["neo4j"] = run(Graphmem(settings, neo, embedder), names, corpus, small, queries)
-    finally:
-        for namespace in names:
+    embedder.embed_documents([m["content"] for m in corpus])   # warm the shared cache
+    queries = make_queries(args.queries + WARMUP)
+    report: dict = {"facts": run_facts(), "n": args.n, "queries_per_pass": args.queries,
+                    "query_embedding": "live in both stores",
+                    "document_embeddings": "from a warmed cache in both stores (ingest compares stores + linking)",
+                    "ingest_path": "Graphmem.add_batch, 500 memories a batch", "runs": []}
+    for repeat in range(args.repeat):
+        data = tmp / f"sqlite-{repeat}"
+        settings = load_settings(overrides={"store": {"data_dir": str(data)}}, use_env=False)
+        neo = Neo4jStore(load_settings().store)   # [store] neo4j_* with the GRAPHMEM_NEO4J_* environment
+        namespace = f"bench-{uuid.uuid4().hex[:8]}"
+        engines = {"sqlite": (Graphmem(settings, SQLiteStore(data), embedder), "bench"),
+                   "neo4j": (Graphmem(settings, neo, embedder), namespace)}
+        try:
+            report["runs"].append(one_run(engines, corpus, queries, args.passes))
+        finally:
             neo.drop_namespace(namespace)
-        neo.close()
-    lite, graph = report["sqlite"], report["neo4j"]
-    report["neo4j_vs_sqlite"] = {"ingest": round(graph["ingest_per_s"] / lite["ingest_per_s"], 3),
-                                 "search_p50": round(graph["search_p50_ms"] / lite["search_p50_ms"], 3)}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2))
-    print(json.dumps(report, indent=2))
+            for engine, _ in engines.values():
+                engine.close()
+            shutil.rmtree(data, ignore_errors=True)
+        report["summary"] = summary(report["runs"])
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(report, indent=2))     # saved after every repeat
+    print(json.dumps(report["summary"], indent=2))
 
 
 if __name__ == "__main__":

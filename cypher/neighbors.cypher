@@ -1,12 +1,15 @@
-// neighbors.cypher: one-hop expansion - each seed's strongest edges.
+// neighbors.cypher: one-hop expansion - each seed's strongest edges, and the neighbours' memories.
 //
 // Per seed (a CALL subquery) the edges of the requested types with weight >= $min_weight,
 // strongest first (weight desc, neighbour id asc, type asc), at most $per_seed of them.
-// Rows are oriented seed -> neighbour (not the stored direction).
+// Edges are oriented seed -> neighbour (not the stored direction). With $with_memories, the
+// memories of the neighbours not in $known come in the same round trip (search expansion and
+// the neighbours view read them next; as memories_get.cypher, the embedding as float32 bytes).
 //
 // Parameters: $namespace (string), $seed_ids (list<string>, distinct), $per_seed (int),
-//   $min_weight (float), $types (list<string>).
-// Returns: rows {seed, other, type, weight, reason}, by seed then strength.
+//   $min_weight (float), $types (list<string>), $with_memories (bool), $known (list<string>).
+// Returns: one row {edges: list<[seed, other, type, weight, reason]> by seed then strength,
+//   memories: list<map> (distinct neighbours not in $known; [] without $with_memories)}.
 UNWIND $seed_ids AS seed_id
 MATCH (seed:Memory {namespace: $namespace, id: seed_id}) USING INDEX SEEK seed:Memory(namespace, id)
 CALL (seed) {
@@ -16,5 +19,12 @@ CALL (seed) {
   ORDER BY r.weight DESC, other.id ASC, type(r) ASC
   LIMIT $per_seed
 }
-RETURN seed.id AS seed, other.id AS other, type(r) AS type, r.weight AS weight, r.reason AS reason
-ORDER BY seed ASC, weight DESC, other ASC, type ASC;
+WITH seed.id AS seed, other, type(r) AS type, r.weight AS weight, r.reason AS reason
+ORDER BY seed ASC, weight DESC, other.id ASC, type ASC
+WITH collect([seed, other.id, type, weight, reason]) AS edges,
+     collect(DISTINCT CASE WHEN $with_memories AND NOT other.id IN $known THEN other END) AS others
+RETURN edges,
+       [m IN others | m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason,
+         .metadata, .created_at, .updated_at, .valid_until, .expires_at, .health, .health_reasons,
+         .source_weight, .term_counts, .near_duplicate_of, .evidence, .topics,
+         embedding: coalesce(m.embedding_f32, m.embedding)}] AS memories;

@@ -5,9 +5,11 @@
 //
 // Data model
 //   (:Memory {namespace, id, content, content_hash, tags, category, source, reason,
-//             metadata, created_at, updated_at, valid_until, expires_at, embedding,
+//             metadata, created_at, updated_at, valid_until, expires_at, embedding, embedding_f32,
 //             health, health_reasons, source_weight, term_counts, term_keys, doc_length,
 //             terms, near_duplicate_of, evidence, topics, topic_labels})
+//       embedding_f32 = the embedding as little-endian float32 bytes (what reads return: under half
+//       the float list's Bolt size; the list is what the vector index holds);
 //       metadata / health_reasons / term_counts / evidence / topics are JSON strings;
 //       terms = graphmem's own tokens, space separated, repeated per term frequency;
 //       term_keys = the distinct terms (to keep TermDF in step without parsing JSON).

@@ -180,8 +180,7 @@ class Graphmem:
         bad = [t for t in types if t not in EDGE_TYPES]
         if bad:
             raise ValidationError(f"unknown edge type {bad[0]!r}", field="types")
-        edges = self.store.neighbors(namespace, [memory_id], limit, min_weight, types)
-        others = self.store.get_memories(namespace, [e.b for e in edges])
+        edges, others = self.store.neighbors_with_memories(namespace, [memory_id], limit, min_weight, types, ())
         return {"memory": mem.to_dict(), "neighbors": [
             {"memory": others[e.b].to_dict(), "type": e.type, "weight": e.weight, "reason": e.reason}
             for e in edges if e.b in others]}

@@ -9,8 +9,10 @@ so a CI run cannot silently pass without Neo4j.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -73,3 +75,20 @@ def open_store(uri: str | None = None, **over):
     over = {"neo4j_uri": uri or require_neo4j(), "neo4j_user": user, "neo4j_password": password,
             "neo4j_database": neo4j_database() or "neo4j", **over}
     return Neo4jStore(store_settings(**over))
+
+
+@contextlib.contextmanager
+def cypher_trace(monkeypatch) -> Iterator[list[tuple[str, dict]]]:
+    """Every Cypher query the store runs inside the block, with its parameters: in managed
+    transactions (writes, multi-query reads) and as auto-commit reads (``Neo4jStore._read``)."""
+    from neo4j import ManagedTransaction, Session
+
+    seen: list[tuple[str, dict]] = []
+    with monkeypatch.context() as patch:
+        for cls in (ManagedTransaction, Session):
+            def run(self, query, parameters=None, _original=cls.run, **kwargs):
+                seen.append((query, {**(parameters or {}), **kwargs}))
+                return _original(self, query, parameters, **kwargs)
+
+            patch.setattr(cls, "run", run)
+        yield seen

@@ -182,10 +182,9 @@ class SearchPipeline:
         seeds = rank.order(list(cands.values()))[: cfg.expansion_seeds]
         seed_scores = {c.memory.id: c.score for c in seeds}
         types = [t for t in EDGE_TYPES if cfg.edge_type_weights.get(t, 1.0) > 0]
-        edges = self.store.neighbors(ns, list(seed_scores), cfg.expansion_per_seed,
-                                     cfg.expansion_min_edge_weight, types)
-        missing = [e.b for e in edges if e.b not in cands]
-        neighbours = {i: m for i, m in self.store.get_memories(ns, missing).items() if flt.matches(m, now)}
+        edges, missing = self.store.neighbors_with_memories(ns, list(seed_scores), cfg.expansion_per_seed,
+                                                            cfg.expansion_min_edge_weight, types, cands.keys())
+        neighbours = {i: m for i, m in missing.items() if flt.matches(m, now)}
         known = {i: c.memory for i, c in cands.items()} | neighbours
         edges = [e for e in edges if e.b in known]
         reached = {e.b for e in edges}          # only a neighbour's own similarity enters its score

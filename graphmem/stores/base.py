@@ -12,7 +12,7 @@ Ordering rules every implementation must follow (so candidate lists agree):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -134,6 +134,12 @@ class MemoryStore(Protocol):
         """One-hop expansion: for each seed, its ``per_seed`` strongest edges of the given
         types with weight >= ``min_weight``."""
 
+    def neighbors_with_memories(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
+                                edge_types: list[str], known_ids: Collection[str]
+                                ) -> tuple[list[Edge], dict[str, Memory]]:
+        """``neighbors`` plus the memories of the neighbours not in ``known_ids``, in one read
+        (one round trip on Neo4j; expansion and the neighbours view need both)."""
+
     def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
         """Edges whose both endpoints are in ``ids`` (subgraph view)."""
 
@@ -160,6 +166,14 @@ def check_model(where: str, recorded: str | None, recorded_dim: int | None, rein
         raise StoreConfigError(
             f"{where} holds {recorded_dim}-dim embeddings from model {recorded!r}, but the configured model "
             f"{model_id!r} has {dim} dimensions; {REINDEX_HINT} (or configure {recorded!r})", field="model")
+
+
+def neighbors_then_memories(store: MemoryStore, namespace: str, seed_ids: list[str], per_seed: int,
+                            min_weight: float, edge_types: list[str], known_ids: Collection[str]
+                            ) -> tuple[list[Edge], dict[str, Memory]]:
+    """``neighbors_with_memories`` as two calls (an in-process store gains nothing from one)."""
+    edges = store.neighbors(namespace, seed_ids, per_seed, min_weight, edge_types)
+    return edges, store.get_memories(namespace, [e.b for e in edges if e.b not in known_ids])
 
 
 def iter_pages(store: MemoryStore, namespace: str, batch_size: int) -> Iterator[list[Memory]]:

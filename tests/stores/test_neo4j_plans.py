@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from neo4j import ManagedTransaction
 
 from bench.corpus import make_memories
 from graphmem.config import load_settings
@@ -21,6 +20,7 @@ from graphmem.engine import Graphmem
 from graphmem.model import EDGE_TYPES
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.admin import LAYOUT
+from tests.neo4j_server import cypher_trace
 from tests.stores.conftest import DIM, MODEL, new_namespace
 from tests.stores.test_store_contract import mem
 
@@ -93,17 +93,11 @@ def loaded(neo4j_store, embedder, tmp_path_factory):
 
 
 def traced(monkeypatch, action) -> dict[str, tuple[str, dict]]:
-    """The queries ``action`` runs in managed transactions: file name -> (text, last parameters)."""
-    names, seen = query_names(), {}
-    original = ManagedTransaction.run
-
-    def run(tx, query, parameters=None, **kwargs):
-        seen[names.get(query, query)] = (query, {**(parameters or {}), **kwargs})
-        return original(tx, query, parameters, **kwargs)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(ManagedTransaction, "run", run)
+    """The queries ``action`` runs: file name -> (text, last parameters)."""
+    names = query_names()
+    with cypher_trace(monkeypatch) as runs:
         action()
+    seen = {names.get(query, query): (query, params) for query, params in runs}
     assert seen, "the trace captured nothing"
     return seen
 
@@ -151,7 +145,7 @@ def test_batch_insert_uses_selective_indexes(loaded, monkeypatch):
 def test_search_uses_selective_indexes(loaded, monkeypatch):
     engine, ns = loaded
     seen = traced(monkeypatch, lambda: engine.search("how does the billing service deploy tag-3 cat-1", ns, 10))
-    expected = {"tag_counts", "category_counts", "namespace_size", "term_stats", "lexical_search", "memories_get",
+    expected = {"tag_counts", "category_counts", "vector_search", "term_stats", "lexical_search", "memories_get",
                 "neighbors"}
     assert expected <= set(seen), f"the trace missed {sorted(expected - set(seen))}"
     problems = check(engine.store, seen)

@@ -45,11 +45,12 @@ def test_routing_scheme_reads_and_writes_on_this_server(routed, neo4j_uri, monke
         original = getattr(Session, kind)
 
         def run(self, work, *args, **kwargs):
-            kinds[kind] += 1
+            # a managed transaction by its kind; an auto-commit query by its session's access mode
+            kinds[kind if kind != "run" else f"run_{self._config.default_access_mode}"] += 1
             return original(self, work, *args, **kwargs)
         return run
 
-    for kind in ("execute_read", "execute_write"):
+    for kind in ("execute_read", "execute_write", "run"):
         monkeypatch.setattr(Session, kind, counted(kind))
     store.save_batch([mem(ns, "a", text="routing keeps reads and writes apart"),
                       mem(ns, "b", text="reads go to followers")], [], [])
@@ -58,7 +59,8 @@ def test_routing_scheme_reads_and_writes_on_this_server(routed, neo4j_uri, monke
     assert set(store.get_memories(ns, ["a", "b"])) == {"a", "b"}
     assert set(store.lexical_candidates(ns, ["reads"], 5, None, "")) == {"a", "b"}
     assert store.vector_candidates(ns, unit(1), 2, MemoryFilter(), "")
-    assert kinds["execute_write"] == 0 and kinds["execute_read"] >= 3
+    assert store.stats(ns).namespaces == {ns: 2}
+    assert set(kinds) == {"run_READ", "execute_read"} and kinds["run_READ"] >= 3, kinds
 
 
 def test_unknown_database_is_a_configuration_error(neo4j_uri):

@@ -456,6 +456,21 @@ def test_neighbors_order_and_bounds(ctx, seeds, per_seed, min_weight, types):
         edges, seeds, per_seed, min_weight, types)
 
 
+@pytest.mark.parametrize("seeds,known", [(["s"], []), (["s"], ["a1", "c3", "zz"]), (["s", "a1", "b2"], ["s"]),
+                                          (["missing"], []), ([], [])])
+def test_neighbors_with_memories_is_neighbors_plus_the_unknown_memories(ctx, seeds, known):
+    mems, edges = graph_fixture(ctx.ns)
+    save(ctx.store, *mems, edges=edges)
+    for per_seed, min_weight in ((10, 0.0), (2, 0.5)):
+        found, memories = ctx.store.neighbors_with_memories(ctx.ns, seeds, per_seed, min_weight, list(EDGE_TYPES),
+                                                            set(known))
+        assert found == ctx.store.neighbors(ctx.ns, seeds, per_seed, min_weight, list(EDGE_TYPES))
+        wanted = {e.b for e in found} - set(known)
+        assert set(memories) == wanted
+        stored = ctx.store.get_memories(ctx.ns, sorted(wanted))
+        assert {i: as_dict(m) for i, m in memories.items()} == {i: as_dict(m) for i, m in stored.items()}
+
+
 def test_stats_shape_and_counts(ctx):
     mems, edges = graph_fixture(ctx.ns)
     mems[0].health, mems[1].health, mems[2].health = 0.0, 0.5, 0.2

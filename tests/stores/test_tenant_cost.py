@@ -13,9 +13,8 @@ every namespace, SQLite's shared FTS5 table ranked every tenant's matches.
 
 from __future__ import annotations
 
-from neo4j import ManagedTransaction
-
 from graphmem.model import MemoryFilter
+from tests.neo4j_server import cypher_trace
 from tests.stores.test_store_contract import mem, near, unit
 
 SMALL, GROWTH, QUERY_TERMS = 40, 50, ["alpha", "kepler", "zephyr"]
@@ -41,15 +40,7 @@ def lookups(store, ns: str) -> None:
 
 def neo4j_work(store, ns: str, monkeypatch) -> int:
     """Rows plus db hits over every operator of every query the lookups run."""
-    seen: list[tuple[str, dict]] = []
-    original = ManagedTransaction.run
-
-    def run(tx, query, parameters=None, **kwargs):
-        seen.append((query, {**(parameters or {}), **kwargs}))
-        return original(tx, query, parameters, **kwargs)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(ManagedTransaction, "run", run)
+    with cypher_trace(monkeypatch) as seen:
         lookups(store, ns)
 
     def total(plan) -> int:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from neo4j import GraphDatabase, ManagedTransaction
+from neo4j import READ_ACCESS, GraphDatabase, ManagedTransaction
 from neo4j.exceptions import (
     AuthError,
     ClientError,
@@ -76,15 +76,28 @@ class Neo4jBase:
 
     # -- plumbing ----------------------------------------------------------------------
     def _execute(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
-        return self.breaker.call(lambda: self._execute_once(write, work))
+        """``work`` in one managed transaction (several queries that must see one state)."""
+        return self.breaker.call(lambda: self._guarded(lambda: self._attempt(write, work)))
 
     def _attempt(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
         with self._driver.session(database=self.database, bookmark_manager=self._bookmarks) as session:
             return session.execute_write(work) if write else session.execute_read(work)
 
-    def _execute_once(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
+    def _read(self, name: str, **params: Any) -> list:
+        """One query as an auto-commit read (routed to a reader, waits for this process's bookmarks):
+        one round trip, where a managed transaction takes two (its COMMIT is a second one). Reads
+        are idempotent, so ``with_retries`` may run it again after a lost connection."""
+        return self.breaker.call(lambda: self._guarded(lambda: self._read_once(Q.load(name), params)))
+
+    def _read_once(self, query: str, params: dict[str, Any]) -> list:
+        with self._driver.session(database=self.database, bookmark_manager=self._bookmarks,
+                                  default_access_mode=READ_ACCESS) as session:
+            return list(session.run(query, params))
+
+    def _guarded(self, attempt: Callable[[], T]) -> T:
+        """``attempt`` within the retry budgets, the driver's errors mapped to graphmem's."""
         try:
-            return with_retries(lambda: self._attempt(write, work), *self.retry_budgets)
+            return with_retries(attempt, *self.retry_budgets)
         except AuthError as exc:
             raise StoreConfigError(f"Neo4j at {self.uri} refused the credentials: {exc.message}",
                                    field="store.neo4j_password") from exc
@@ -96,9 +109,6 @@ class Neo4jBase:
                 raise StoreConfigError(f"Neo4j at {self.uri} has no database {self.database!r}",
                                        field="store.neo4j_database") from exc
             raise
-
-    def _read(self, name: str, **params: Any) -> list:
-        return self._execute(False, lambda tx: _rows(tx, name, params))
 
     def _write(self, name: str, **params: Any) -> list:
         return self._execute(True, lambda tx: _rows(tx, name, params))

@@ -3,6 +3,8 @@ edges of / among memories and the strongest neighbours of seeds."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from graphmem.model import Edge, Memory, MemoryFilter
 from graphmem.stores.neo4j.connection import _TYPES, Neo4jBase
 from graphmem.stores.neo4j.records import filter_params, to_edge, to_memory
@@ -52,12 +54,25 @@ class ReadsMixin(Neo4jBase):
 
     def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
                   edge_types: list[str]) -> list[Edge]:
+        return self._neighbors(namespace, seed_ids, per_seed, min_weight, edge_types, None)[0]
+
+    def neighbors_with_memories(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
+                                edge_types: list[str], known_ids: Collection[str]
+                                ) -> tuple[list[Edge], dict[str, Memory]]:
+        return self._neighbors(namespace, seed_ids, per_seed, min_weight, edge_types, known_ids)
+
+    def _neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
+                   edge_types: list[str], known_ids: Collection[str] | None
+                   ) -> tuple[list[Edge], dict[str, Memory]]:
+        """One query: the edges and (unless ``known_ids`` is None) the memories of the neighbours
+        not in ``known_ids``, which would otherwise cost a second round trip."""
         if not seed_ids or not edge_types or per_seed <= 0:
-            return []
-        rows = self._read("neighbors", namespace=namespace, seed_ids=sorted(set(seed_ids)),
-                          per_seed=int(per_seed), min_weight=float(min_weight), types=list(edge_types))
+            return [], {}
+        row = self._read("neighbors", namespace=namespace, seed_ids=sorted(set(seed_ids)), per_seed=int(per_seed),
+                         min_weight=float(min_weight), types=list(edge_types), with_memories=known_ids is not None,
+                         known=sorted(known_ids or ()))[0]
         # Oriented seed -> neighbour: ``a`` is the seed here (not the stored direction).
-        return [to_edge(namespace, r) for r in rows]
+        return [to_edge(namespace, e) for e in row["edges"]], {m["id"]: to_memory(m) for m in row["memories"]}
 
     def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
         unique = list(dict.fromkeys(ids))

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.fastjson import loads
 from graphmem.model import Edge, Memory, MemoryFilter
 from graphmem.text import full_text_terms
 
@@ -35,6 +36,8 @@ def memory_props(mem: Memory) -> dict[str, Any]:
         "valid_until": mem.valid_until,
         "expires_at": mem.expires_at,
         "embedding": embedding,
+        # the same vector as little-endian float32 bytes, what reads return (records.read_embedding)
+        "embedding_f32": None if mem.embedding is None else np.asarray(mem.embedding, dtype="<f4").tobytes(),
         "health": float(mem.health),
         "health_reasons": mem.health_reasons_json(),
         "source_weight": float(mem.source_weight),
@@ -49,20 +52,28 @@ def memory_props(mem: Memory) -> dict[str, Any]:
     }
 
 
+def read_embedding(value: bytes | list | None) -> np.ndarray | None:
+    """``embedding_f32`` bytes (every write since they exist) or the float list (older memories)."""
+    if value is None:
+        return None
+    if isinstance(value, (bytes, bytearray)):
+        return np.frombuffer(value, dtype="<f4").astype(np.float32)
+    return np.asarray(value, dtype=np.float32)
+
+
 def to_memory(p: dict[str, Any]) -> Memory:
-    embedding = p.get("embedding")
     evidence = p.get("evidence")
     topics = p.get("topics")
     return Memory(
         id=p["id"], namespace=p["namespace"], content=p["content"], content_hash=p["content_hash"],
         tags=list(p.get("tags") or []), category=p.get("category"), source=p["source"],
-        reason=p.get("reason"), metadata=json.loads(p["metadata"]), created_at=p["created_at"],
+        reason=p.get("reason"), metadata=loads(p["metadata"]), created_at=p["created_at"],
         updated_at=p["updated_at"], valid_until=p.get("valid_until"), expires_at=p.get("expires_at"),
-        embedding=None if embedding is None else np.asarray(embedding, dtype=np.float32),
+        embedding=read_embedding(p.get("embedding")),
         health=p["health"], health_reasons=Memory.parse_health_reasons(p["health_reasons"]),
-        source_weight=p["source_weight"], term_counts=json.loads(p["term_counts"]),
+        source_weight=p["source_weight"], term_counts=loads(p["term_counts"]),
         near_duplicate_of=p.get("near_duplicate_of"),
-        evidence=json.loads(evidence) if evidence else None, topics=json.loads(topics) if topics else [])
+        evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [])
 
 
 def edge_param(edge: Edge) -> dict[str, Any]:
@@ -74,7 +85,7 @@ def to_edge(namespace: str, row) -> Edge:
     """An edge from a row with columns a, b, type, weight, reason (or seed, other, ...)."""
     values = row.values() if hasattr(row, "values") else row
     a, b, type_, weight, reason = values
-    return Edge(namespace, a, b, type_, weight, json.loads(reason))
+    return Edge(namespace, a, b, type_, weight, loads(reason))
 
 
 def filter_params(flt: MemoryFilter | None, now_iso: str) -> dict[str, Any]:

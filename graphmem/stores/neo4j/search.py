@@ -4,10 +4,9 @@ candidates, term statistics, and the label indexes (newest members, counts)."""
 from __future__ import annotations
 
 import numpy as np
-from neo4j import ManagedTransaction
 
 from graphmem.model import MemoryFilter, TermStats
-from graphmem.stores.neo4j.connection import Neo4jBase, _rows
+from graphmem.stores.neo4j.connection import Neo4jBase
 from graphmem.stores.neo4j.records import filter_params, index_ranges, lucene_queries
 
 
@@ -61,19 +60,18 @@ class SearchMixin(Neo4jBase):
                   **filter_params(flt, now_iso)}
         ranged = {**params, **index_ranges(params)}
 
-        def work(tx: ManagedTransaction) -> tuple[str, list[str]]:
-            size = _rows(tx, "namespace_size", {"namespace": namespace})[0]["n_docs"]
-            fetch = max(limit * self.vector_overfetch, self.vector_min_fetch, 1)
-            while size > fetch:
-                row = _rows(tx, "vector_search", {**ranged, "fetch": fetch})[0]
-                hits = row["hits"]
-                if len(hits) >= limit or row["fetched"] < fetch:
-                    hits.sort(key=lambda h: (-h[1], h[0]))
-                    return "index", [h[0] for h in hits[:limit]]
-                fetch *= 4
-            return "scan", [r["id"] for r in _rows(tx, "vector_scan", {**params, "limit": int(limit)})]
-
-        path, ids = self._execute(False, work)
+        fetch = max(limit * self.vector_overfetch, self.vector_min_fetch, 1)
+        while True:     # one round trip: the namespace's size comes with the index search
+            row = self._read("vector_search", **ranged, fetch=fetch)[0]
+            if row["size"] <= fetch:
+                path, ids = "scan", [r["id"] for r in self._read("vector_scan", **params, limit=int(limit))]
+                break
+            hits = row["hits"]
+            if len(hits) >= limit or row["fetched"] < fetch:
+                hits.sort(key=lambda h: (-h[1], h[0]))
+                path, ids = "index", [h[0] for h in hits[:limit]]
+                break
+            fetch *= 4
         self.vector_paths[path] += 1
         return ids
 

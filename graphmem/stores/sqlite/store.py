@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 import numpy as np
 
 from graphmem.errors import ValidationError
 from graphmem.fastjson import loads
 from graphmem.model import Edge, Memory
-from graphmem.stores.base import iter_pages
+from graphmem.stores.base import iter_pages, neighbors_then_memories
 from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.admin import AdminMixin
 from graphmem.stores.sqlite.reads import _COLUMNS, ReadsMixin
@@ -172,3 +172,8 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
 
     def iter_memories(self, namespace: str, batch_size: int = 500) -> Iterator[list[Memory]]:
         return iter_pages(self, namespace, batch_size)
+
+    def neighbors_with_memories(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
+                                edge_types: list[str], known_ids: Collection[str]
+                                ) -> tuple[list[Edge], dict[str, Memory]]:
+        return neighbors_then_memories(self, namespace, seed_ids, per_seed, min_weight, edge_types, known_ids)
