@@ -676,6 +676,26 @@ def test_neo4j_rejects_unknown_edge_type_before_writing(neo):
     assert neo.store.get_memories(neo.ns, ["a"])["a"].content == "note a"
 
 
+def test_neo4j_reads_embeddings_stored_before_the_float32_copy(neo):
+    """A memory written before ``embedding_f32`` existed (only the float list) reads back the same
+    embedding through every read that returns memories."""
+    old, new = mem(neo.ns, "old"), mem(neo.ns, "new")
+    save(neo.store, old, new, edges=[link(neo.ns, "new", "old", "SHARES_TAG", 0.8)])
+    with neo.store._driver.session(database=neo.store.database) as session:
+        stored = session.run("MATCH (m:Memory {namespace: $ns}) RETURN m.id AS id, m.embedding_f32 AS f32",
+                             ns=neo.ns).data()
+        assert {r["id"]: len(r["f32"]) for r in stored} == {"old": 4 * DIM, "new": 4 * DIM}
+        session.run("MATCH (m:Memory {namespace: $ns, id: 'old'}) REMOVE m.embedding_f32", ns=neo.ns).consume()
+    reads = [neo.store.get_memories(neo.ns, ["old"])["old"],
+             neo.store.find_by_hash(neo.ns, "hash-old"),
+             next(m for m in neo.store.list_memories(neo.ns, MemoryFilter(), 10) if m.id == "old"),
+             neo.store.neighbors_with_memories(neo.ns, ["new"], 5, 0.0, list(EDGE_TYPES), ())[1]["old"]]
+    for got in reads:
+        assert got is not None and got.embedding is not None
+        assert got.embedding.dtype == np.float32 and np.array_equal(got.embedding, old.embedding)
+    assert np.array_equal(neo.store.get_memories(neo.ns, ["new"])["new"].embedding, new.embedding)
+
+
 def test_every_cypher_file_has_a_header_and_is_used():
     from graphmem.stores.neo4j import queries as Q
 
