@@ -1,5 +1,5 @@
-"""Where batched ingest spends its time on each store (issue 16): seconds inside each store call
-(outermost calls only, with their counts), the rest (validation, linking, scoring in Python).
+"""Where batched ingest spends its time on each store (issue 16): seconds inside each call of the
+store contract (outermost calls only, with their counts), the rest (validation, linking, scoring in Python).
 
 Ingests the same ``--n`` bench-corpus memories (document embeddings from ``--embed-cache``) through
 ``Graphmem.add_batch`` (500 a batch) into a fresh namespace of the embedded store and of Neo4j
@@ -27,6 +27,7 @@ from bench.meta import run_facts  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
+from graphmem.stores.base import MemoryStore  # noqa: E402
 from graphmem.stores.neo4j import Neo4jStore  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
 
@@ -36,7 +37,7 @@ def split(engine: Graphmem, namespace: str, corpus: list[dict]) -> dict[str, Any
     spent: Counter[str] = Counter()
     calls: Counter[str] = Counter()
     depth = [0]
-    names = [n for n in dir(type(store)) if not n.startswith("_") and callable(getattr(store, n))]
+    names = [n for n, v in vars(MemoryStore).items() if not n.startswith("_") and callable(v)]
 
     def timed(name: str, fn):
         def call(*args, **kwargs):
