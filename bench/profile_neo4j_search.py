@@ -36,7 +36,7 @@ from graphmem.stores.neo4j import Neo4jStore  # noqa: E402
 from graphmem.stores.neo4j import queries as Q  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
 
-CALLS = ("tag_counts", "category_counts", "vector_candidates", "term_stats", "lexical_candidates",
+CALLS = ("label_counts", "vector_candidates", "term_stats", "lexical_candidates",
          "get_memories", "neighbors_with_memories")
 
 
@@ -93,7 +93,7 @@ class Meter:
 def capture_queries(engine: Graphmem, query: str, namespace: str) -> list[tuple[str, str, dict]]:
     """(store call, query text, parameters) of every Cypher query one search runs."""
     seen: list[tuple[str, str, dict]] = []
-    names = {Q.load(n): n for n in ("tag_counts", "category_counts", "namespace_size", "vector_search",
+    names = {Q.load(n): n for n in ("label_counts", "namespace_size", "vector_search",
                                     "vector_scan", "term_stats", "lexical_search", "memories_get", "neighbors")}
     originals = {cls: cls.run for cls in (ManagedTransaction, Session)}
 

@@ -89,10 +89,10 @@ class SearchPipeline:
             if q.cfg.stage("router"):
                 labels = router.label_candidates(q.text)
                 topics = router.topic_candidates(q.text) if q.cfg.router_topic_boost > 0 else []
-                counts = self.store.tag_counts(q.ns, labels + topics)
+                counts, cat_counts = self.store.label_counts(q.ns, labels + topics, labels)
                 named_tags = {t for t in labels if counts.get(t)}
                 named_topics = {t for t in topics if counts.get(t)}
-                named_cats = {c for c, n in self.store.category_counts(q.ns, labels).items() if n}
+                named_cats = {c for c, n in cat_counts.items() if n}
             row.counts(0, 0, filters=not q.flt.is_empty(), named_tags=sorted(named_tags),
                        named_categories=sorted(named_cats))
             if named_topics:

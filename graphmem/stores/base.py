@@ -107,6 +107,10 @@ class MemoryStore(Protocol):
     def category_counts(self, namespace: str, categories: list[str]) -> dict[str, int]:
         """How many memories are in each category (for the router)."""
 
+    def label_counts(self, namespace: str, tags: list[str],
+                     categories: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+        """``tag_counts`` and ``category_counts`` in one call (the router's lookup, one round trip)."""
+
     # -- recall (used by retrieval) -----------------------------------------------------
     def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
                           flt: MemoryFilter, now_iso: str) -> list[str]:

@@ -145,8 +145,7 @@ def test_batch_insert_uses_selective_indexes(loaded, monkeypatch):
 def test_search_uses_selective_indexes(loaded, monkeypatch):
     engine, ns = loaded
     seen = traced(monkeypatch, lambda: engine.search("how does the billing service deploy tag-3 cat-1", ns, 10))
-    expected = {"tag_counts", "category_counts", "vector_search", "term_stats", "lexical_search", "memories_get",
-                "neighbors"}
+    expected = {"label_counts", "vector_search", "term_stats", "lexical_search", "memories_get", "neighbors"}
     assert expected <= set(seen), f"the trace missed {sorted(expected - set(seen))}"
     problems = check(engine.store, seen)
     assert problems == [], "\n".join(map(str, problems))

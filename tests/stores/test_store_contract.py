@@ -283,6 +283,18 @@ def test_tag_and_category_members_newest_first(ctx):
     assert ctx.store.category_counts(ns, ["k", "none"]) == {"k": 3, "none": 0}
 
 
+def test_label_counts_is_tag_and_category_counts_in_one_call(ctx):
+    ns = ctx.ns
+    save(ctx.store, mem(ns, "a", t=1, tags=["x"], category="k"), mem(ns, "b", t=2, tags=["x", "k"], category="y"))
+    # a label can be a tag and a category at once; each half counts only its own kind
+    assert ctx.store.label_counts(ns, ["x", "k", "z", "x"], ["k", "y", "x"]) == (
+        {"x": 2, "k": 1, "z": 0}, {"k": 1, "y": 1, "x": 0})
+    assert ctx.store.label_counts(ns, [], ["k"]) == ({}, {"k": 1})
+    assert ctx.store.label_counts(ns, ["x"], []) == ({"x": 2}, {})
+    assert ctx.store.label_counts(ns, [], []) == ({}, {})
+    assert ctx.store.label_counts(ns + "-other", ["x"], ["k"]) == ({"x": 0}, {"k": 0})
+
+
 # -- recall ----------------------------------------------------------------------------------
 def recall_corpus(ns: str) -> list[Memory]:
     rng = random.Random(5)

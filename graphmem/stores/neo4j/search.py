@@ -51,6 +51,14 @@ class SearchMixin(Neo4jBase):
         rows = self._read("category_counts", namespace=namespace, categories=unique)
         return {r["category"]: r["count"] for r in rows}
 
+    def label_counts(self, namespace: str, tags: list[str],
+                     categories: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+        unique_tags, unique_cats = list(dict.fromkeys(tags)), list(dict.fromkeys(categories))
+        if not unique_tags and not unique_cats:
+            return {}, {}
+        row = self._read("label_counts", namespace=namespace, tags=unique_tags, categories=unique_cats)[0]
+        return dict(row["tags"]), dict(row["categories"])
+
     # -- recall --------------------------------------------------------------------------
     def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
                           flt: MemoryFilter, now_iso: str) -> list[str]:

@@ -88,6 +88,10 @@ class SearchMixin(SQLiteBase):
     def category_counts(self, namespace: str, categories: list[str]) -> dict[str, int]:
         return self._label_counts(namespace, "category", categories)
 
+    def label_counts(self, namespace: str, tags: list[str],
+                     categories: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+        return self.tag_counts(namespace, tags), self.category_counts(namespace, categories)
+
     # -- recall --------------------------------------------------------------------------
     def _load_vectors(self, namespace: str):
         return self.db.execute("SELECT id, embedding FROM memories WHERE namespace = ? AND embedding IS NOT NULL",
