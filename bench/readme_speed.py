@@ -1,22 +1,24 @@
-"""The README's embedded-store speed table, generated from bench/results/ (issue 17).
+"""The README's speed tables, generated from bench/results/ (issues 16 and 17).
 
 Every row reads one saved result and names it with its command, commit and load average, so
-the table says nothing that no file holds. ``python bench/readme_speed.py`` rewrites the block
-between ``<!-- speed:begin -->`` and ``<!-- speed:end -->`` in README.md; ``--check`` only
-reports whether the README is current.
+the tables say nothing that no file holds. ``python bench/readme_speed.py`` rewrites each block
+between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` in README.md (``speed``: the embedded
+store; ``neo4j-speed``: Neo4j beside it); ``--check`` only reports whether the README is current.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
-BEGIN, END = "<!-- speed:begin -->", "<!-- speed:end -->"
+def markers(block: str) -> tuple[str, str]:
+    return f"<!-- {block}:begin -->", f"<!-- {block}:end -->"
 
 
 def _load(name: str) -> dict | None:
@@ -38,7 +40,8 @@ def _source(name: str, d: dict) -> str:
         return f"`bench/results/{name}` (previous wave: no command or commit saved)"
     landed = d.get("commits_landed_as", {}).get(facts["git_commit"], facts["git_commit"])
     load = facts["machine"]["loadavg_at_start"][0]
-    return f"`{facts['command']}` at {landed[:7]}, load {load:.1f} at start; `bench/results/{name}`"
+    command = re.sub(r"--note '[^']*'", "--note '...'", facts["command"])   # the note is in the file
+    return f"`{command}` at {landed[:7]}, load {load:.1f} at start; `bench/results/{name}`"
 
 
 def embedder(d: dict) -> list[tuple[str, str]]:
@@ -157,18 +160,75 @@ def ingest_profile(d: dict) -> list[tuple[str, str]]:
              + ", ".join(f"`{r['function']}` {100 * r['cum_share']:.0f}%" for r in picks))]
 
 
-ROWS: list[tuple[str, Callable[[dict], list[tuple[str, str]]]]] = [
+def stores(d: dict) -> list[tuple[str, str]]:
+    s = d["summary"]
+    ingest, p50 = s["neo4j_vs_sqlite_ingest"], s["neo4j_vs_sqlite_search_p50"]
+    rate, p50_ms, p95_ms = s["ingest_per_s"], s["search_p50_ms"], s["search_p95_ms"]
+    return [(f"Neo4j vs the embedded store, batched ingest of {d['n']:,} memories ({d['ingest_path']}; "
+             f"document embeddings cached in both), {s['repeats']} repeats on fresh stores",
+             f"{_spread(rate['neo4j'], 1)} vs {_spread(rate['sqlite'], 1)} memories/s: Neo4j "
+             f"{_spread(ingest)}x, target >= 0.5: {_met(ingest['median'] >= 0.5)}"),
+            (f"Neo4j vs the embedded store, search at {d['n']:,} (k=10, every stage, query embedded live in "
+             f"both), {d['queries_per_pass']} queries x {s['passes']} passes, each pass on both stores in turn",
+             f"p50 {_spread(p50_ms['neo4j'], 1)} vs {_spread(p50_ms['sqlite'], 1)} ms: Neo4j {_spread(p50)}x, "
+             f"target <= 1.5: {_met(p50['median'] <= 1.5)}; p95 {_spread(p95_ms['neo4j'], 1)} vs "
+             f"{_spread(p95_ms['sqlite'], 1)} ms")]
+
+
+def tenants(d: dict) -> list[tuple[str, str]]:
+    ratio, parts = d["p50_after_vs_before"], []
+    for kind, name in (("neo4j", "Neo4j"), ("sqlite", "SQLite")):
+        before, after = d["before"][f"{kind}_p50_ms"]["median"], d["after"][f"{kind}_p50_ms"]["median"]
+        parts.append(f"{name} {before:.1f} -> {after:.1f} ms ({ratio[kind]:.3f}x, target within 20%: "
+                     f"{_met(abs(ratio[kind] - 1) <= 0.2)})")
+    return [(f"a {d['small']:,}-memory namespace's search p50 while another namespace grows from "
+             f"{d['other_before']:,} to {d['other_after']:,} ({d['queries_per_pass']} queries x "
+             f"{len(d['after']['passes'])} passes, median of passes)", "; ".join(parts))]
+
+
+def neo4j_search_profile(d: dict) -> list[tuple[str, str]]:
+    neo, lite = d["search"]["neo4j"], d["search"]["sqlite"]
+    steps = sorted((k for k in neo if k not in ("total", "store_calls_sum", "python_above_store")),
+                   key=lambda k: -neo[k]["p50_ms"])
+    trips = sum(d["neo4j_transactions_per_search"].values())
+    return [(f"where a search's time goes at {d['memories']:,} memories, Neo4j vs the embedded store "
+             f"(p50 of each step over {d['queries']} queries)",
+             f"whole search {neo['total']['p50_ms']:.0f} vs {lite['total']['p50_ms']:.0f} ms; "
+             + ", ".join(f"`{k}` {neo[k]['p50_ms']:.1f} vs {lite.get(k, {}).get('p50_ms', 0):.1f}" for k in steps)
+             + f"; Python above the store {neo['python_above_store']['p50_ms']:.1f} vs "
+             f"{lite['python_above_store']['p50_ms']:.1f}; {trips:.0f} Neo4j round trips a search")]
+
+
+def neo4j_ingest_profile(d: dict) -> list[tuple[str, str]]:
+    neo, lite = d["neo4j"], d["sqlite"]
+    top = sorted(neo["store_calls"].items(), key=lambda kv: -kv[1]["seconds"])[:4]
+    return [(f"where batched ingest's time goes, {d['n']:,} memories ({d['ingest_path']}; embeddings "
+             f"{d['document_embeddings']}), seconds in store calls",
+             f"Neo4j {neo['per_s']:.1f} memories/s, {neo['store_seconds']:.0f} s in the store, "
+             f"{neo['outside_store_seconds']:.0f} s above it (embedded store: {lite['per_s']:.1f}/s, "
+             f"{lite['store_seconds']:.0f} s, {lite['outside_store_seconds']:.0f} s); Neo4j's largest: "
+             + ", ".join(f"`{name}` {row['seconds']:.1f} s" for name, row in top))]
+
+
+Rows = list[tuple[str, Callable[[dict], list[tuple[str, str]]]]]
+ROWS: Rows = [
     ("embedder.json", embedder), ("floor-10k.json", floor_10k), ("profile-search-10k.json", profile),
     ("scale-floor-100k.json", scale_floor), ("ann_compare.json", ann_compare), ("ann_scale_1m.json", ann_1m),
     ("insert-flat-1k-50k.json", insert_interleaved), ("insert-flat-50k-sequential.json", insert_sequential),
     ("ingest.json", ingest),
     ("profile-ingest-10k.json", ingest_profile),
 ]
+NEO4J_ROWS: Rows = [
+    ("stores-10k.json", stores), ("tenants.json", tenants),
+    ("profile-neo4j-search-10k.json", neo4j_search_profile),
+    ("profile-neo4j-ingest-10k.json", neo4j_ingest_profile),
+]
+BLOCKS: dict[str, Rows] = {"speed": ROWS, "neo4j-speed": NEO4J_ROWS}
 
 
-def table() -> str:
+def table(rows: Rows = ROWS) -> str:
     lines = ["| what | figure | command, commit, file |", "|---|---|---|"]
-    for name, render in ROWS:
+    for name, render in rows:
         d = _load(name)
         if d is None:
             continue
@@ -177,15 +237,23 @@ def table() -> str:
     return "\n".join(lines)
 
 
+def render(text: str) -> str:
+    """``text`` (the README) with every block's table regenerated."""
+    for block, rows in BLOCKS.items():
+        begin, end = markers(block)
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        text = f"{head}{begin}\n{table(rows)}\n{end}{tail}"
+    return text
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
     readme = ROOT / "README.md"
     text = readme.read_text()
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    new = f"{head}{BEGIN}\n{table()}\n{END}{tail}"
+    new = render(text)
     if args.check:
         sys.exit(0 if new == text else 1)
     readme.write_text(new)
