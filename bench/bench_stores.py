@@ -100,6 +100,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="whole runs on fresh stores")
     parser.add_argument("--embed-cache", default=None, help="document embedding cache (default: a temp file)")
     parser.add_argument("--out", default="bench/results/stores.json")
+    parser.add_argument("--keep", default=None, metavar="DIR",
+                        help="keep the last repeat's stores for bench/profile_neo4j_search.py: the embedded "
+                             "store in DIR, both under the namespace printed at the end")
     args = parser.parse_args()
     ensure_model()
     tmp = Path(tempfile.mkdtemp(prefix="graphmem-stores-"))
@@ -115,19 +118,23 @@ def main() -> None:
                     "document_embeddings": "from a warmed cache in both stores (ingest compares stores + linking)",
                     "ingest_path": "Graphmem.add_batch, 500 memories a batch", "runs": []}
     for repeat in range(args.repeat):
-        data = tmp / f"sqlite-{repeat}"
+        keep = args.keep is not None and repeat == args.repeat - 1
+        data = Path(args.keep) if keep else tmp / f"sqlite-{repeat}"
         settings = load_settings(overrides={"store": {"data_dir": str(data)}}, use_env=False)
         neo = Neo4jStore(load_settings().store)   # [store] neo4j_* with the GRAPHMEM_NEO4J_* environment
         namespace = f"bench-{uuid.uuid4().hex[:8]}"
-        engines = {"sqlite": (Graphmem(settings, SQLiteStore(data), embedder), "bench"),
+        engines = {"sqlite": (Graphmem(settings, SQLiteStore(data), embedder), namespace if keep else "bench"),
                    "neo4j": (Graphmem(settings, neo, embedder), namespace)}
         try:
             report["runs"].append(one_run(engines, corpus, queries, args.passes))
         finally:
-            neo.drop_namespace(namespace)
+            if not keep:
+                neo.drop_namespace(namespace)
+                shutil.rmtree(data, ignore_errors=True)
             for engine, _ in engines.values():
                 engine.close()
-            shutil.rmtree(data, ignore_errors=True)
+        if keep:
+            print(f"kept: --sqlite-dir {data} --namespace {namespace}", file=sys.stderr)
         report["summary"] = summary(report["runs"])
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(report, indent=2))     # saved after every repeat

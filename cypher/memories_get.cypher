@@ -1,11 +1,13 @@
 // memories_get.cypher: memories by id.
 // Parameters: $namespace (string), $ids (list<string>, distinct).
-// Returns: one row {memory: map} per id that exists (missing ids give no row).
+// Returns: one row {memories: list<map>}, a map per id that exists (missing ids give none).
+// One row, not a row per memory: the driver's cost per record is a third of a search's read of
+// 160 memories; a list inside one record decodes in one go.
 UNWIND $ids AS id
 MATCH (m:Memory {namespace: $namespace, id: id}) USING INDEX SEEK m:Memory(namespace, id)
 // The embedding is read as float32 bytes (embedding_f32: under half the Bolt size of the float
 // list, decoded with one np.frombuffer); the list is only for memories written before it existed.
-RETURN m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason, .metadata,
+RETURN collect(m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason, .metadata,
          .created_at, .updated_at, .valid_until, .expires_at, .health, .health_reasons, .source_weight,
          .term_counts, .near_duplicate_of, .evidence, .topics,
-         embedding: coalesce(m.embedding_f32, m.embedding)} AS memory;
+         embedding: coalesce(m.embedding_f32, m.embedding)}) AS memories;

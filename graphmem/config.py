@@ -183,6 +183,8 @@ class StoreSettings:
     neo4j_breaker_cooldown: float
     neo4j_ping_timeout: float
     neo4j_server_info_ttl: float
+    neo4j_vector_overfetch: int
+    neo4j_vector_min_fetch: int
     check_recall_depth: int
 
 

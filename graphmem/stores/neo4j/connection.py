@@ -59,8 +59,8 @@ class Neo4jBase:
         self.server_version = ""
         # Vector recall: ask the index for max(limit * overfetch, min_fetch) nodes, x4 per retry,
         # and scan the namespace exactly once it is no larger than that.
-        self.vector_overfetch = 4
-        self.vector_min_fetch = 32
+        self.vector_overfetch = max(1, cfg.neo4j_vector_overfetch)
+        self.vector_min_fetch = max(1, cfg.neo4j_vector_min_fetch)
         self.vector_paths: Counter[str] = Counter()  # "index" / "scan" (observability, tests)
         try:
             self._driver = GraphDatabase.driver(

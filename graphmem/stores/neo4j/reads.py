@@ -16,8 +16,8 @@ class ReadsMixin(Neo4jBase):
         unique = list(dict.fromkeys(ids))
         if not unique:
             return {}
-        rows = self._read("memories_get", namespace=namespace, ids=unique)
-        return {r["memory"]["id"]: to_memory(r["memory"]) for r in rows}
+        memories = self._read("memories_get", namespace=namespace, ids=unique)[0]["memories"]
+        return {m["id"]: to_memory(m) for m in memories}
 
     def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None:
         return self.find_by_hashes(namespace, [content_hash]).get(content_hash)
@@ -48,9 +48,9 @@ class ReadsMixin(Neo4jBase):
         unique = list(dict.fromkeys(ids))
         if not unique or types == []:
             return []
-        rows = self._read("edges_of", namespace=namespace, ids=unique, types=list(types or _TYPES),
-                          with_reasons=with_reasons)
-        return [to_edge(namespace, r) for r in rows]
+        row = self._read("edges_of", namespace=namespace, ids=unique, types=list(types or _TYPES),
+                         with_reasons=with_reasons)[0]
+        return [to_edge(namespace, e) for e in row["edges"]]
 
     def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
                   edge_types: list[str]) -> list[Edge]:
