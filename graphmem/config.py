@@ -185,6 +185,7 @@ class StoreSettings:
     neo4j_server_info_ttl: float
     neo4j_vector_overfetch: int
     neo4j_vector_min_fetch: int
+    recall_overlap_workers: int
     check_recall_depth: int
 
 

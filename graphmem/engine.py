@@ -59,7 +59,7 @@ class Graphmem:
         self.clock = clock
         store.ensure_schema(embedder.model_id, embedder.dim, reindexing)
         self.ingestor = Ingestor(settings, store, embedder, clock)
-        self.pipeline = SearchPipeline(store, embedder, clock)
+        self.pipeline = SearchPipeline(store, embedder, clock, settings.store.recall_overlap_workers)
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None,
@@ -72,6 +72,7 @@ class Graphmem:
         return cls(settings, open_store(settings.store), embedder, reindexing=reindexing)
 
     def close(self) -> None:
+        self.pipeline.close()
         self.store.close()
 
     def ready(self) -> dict[str, str]:

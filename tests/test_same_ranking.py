@@ -13,6 +13,7 @@ import pytest
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.ingest.bulk import import_jsonl
+from graphmem.retrieval.overlap import Overlap
 from graphmem.stores.sqlite import SQLiteStore
 from tests.neo4j_server import open_store
 
@@ -74,3 +75,26 @@ def test_same_edges_and_same_ranking(pair, fixture):
                 neo, namespace, query, recipe=recipe), query
     assert ranking(lite, namespace, QUERIES[0], params={"recall_candidates": 2}) == ranking(
         neo, namespace, QUERIES[0], params={"recall_candidates": 2})
+
+
+def answers(engine, namespace, query):
+    """Results with their scores and ``why``, and each stage's counts (timings vary, so they are left out)."""
+    out = engine.search(query, namespace, k=10, trace=True)
+    stages = [{k: v for k, v in s.items() if not k.endswith("ms")} for s in out["trace"]["stages"]]
+    return [(r["id"], r["score"], r["kind"], json.dumps(r["why"], sort_keys=True)) for r in out["results"]], stages
+
+
+@pytest.mark.neo4j
+def test_overlapped_recall_gives_the_same_answers(pair):
+    """Full-text recall beside the query embedding (store.recall_overlap_workers) changes only the
+    wall time: on both stores the answers equal those of every step in turn."""
+    lite, neo, namespace = pair
+    path = FIXTURES / "agent_memory" / "memories.jsonl"
+    lines = path.with_name("queries.jsonl").read_text().splitlines()
+    queries = QUERIES + [json.loads(line)["text"] for line in lines if line.strip()]
+    for engine in (lite, neo):
+        load(engine, namespace, path)
+        assert engine.pipeline.overlap.workers > 0
+        overlapped = [answers(engine, namespace, q) for q in queries]
+        engine.pipeline.overlap = Overlap(0)
+        assert [answers(engine, namespace, q) for q in queries] == overlapped

@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from graphmem.config import SearchConfig
-from graphmem.model import EDGE_TYPES, MemoryFilter, utcnow_iso
+from graphmem.model import EDGE_TYPES, MemoryFilter, TermStats, utcnow_iso
 from graphmem.retrieval import expansion, rank, recall, router, weighting
 from graphmem.retrieval.candidate import Candidate
+from graphmem.retrieval.overlap import Overlap
 from graphmem.retrieval.trace import Trace
 from graphmem.stores.base import MemoryStore
 from graphmem.text import tokenize
@@ -58,10 +59,14 @@ class _Recalled:
 
 
 class SearchPipeline:
-    def __init__(self, store: MemoryStore, embedder, clock=utcnow_iso):
+    def __init__(self, store: MemoryStore, embedder, clock=utcnow_iso, overlap_workers: int = 0):
         self.store = store
         self.embedder = embedder
         self.clock = clock
+        self.overlap = Overlap(overlap_workers)
+
+    def close(self) -> None:
+        self.overlap.close()
 
     def run(self, req: SearchRequest) -> SearchOutcome:
         cfg = req.config
@@ -105,18 +110,14 @@ class SearchPipeline:
         cfg, ns, flt, now = q.cfg, q.ns, q.flt, q.now
         use_vec, use_lex = cfg.stage("vector"), cfg.stage("lexical")
         with trace.stage("recall", use_vec or use_lex) as row:
+            terms = tokenize(q.text)
+            lexical = self.overlap.start(lambda: self._lexical_pool(q, terms)) if use_lex and terms else None
             qvec: np.ndarray | None = None
             if use_vec or (cfg.stage("expansion") and cfg.expansion_similarity_mix > 0):
                 qvec = self.embedder.embed_query(q.text)
-            terms = tokenize(q.text)
             vec_ids = (self.store.vector_candidates(ns, qvec, cfg.recall_candidates, flt, now)
                        if use_vec and qvec is not None else [])
-            stats = self.store.term_stats(ns, terms) if use_lex and terms else None
-            # The lexical pool is over-fetched and cut by graphmem's own BM25, so which memories enter
-            # does not depend on a store's full-text scoring (FTS5 and Lucene rank differently).
-            pool = (self.store.lexical_candidates(ns, recall.lookup_terms(terms, stats, cfg),
-                                                  cfg.recall_candidates * cfg.lexical_overfetch, flt, now)
-                    if stats else [])
+            stats, pool = lexical() if lexical else (None, [])
             docs = {i: m for i, m in self.store.get_memories(ns, [*vec_ids, *pool]).items()
                     if flt.matches(m, now)}
             bm25 = recall.bm25_scores(terms, docs, stats) if stats and docs else {}
@@ -136,6 +137,15 @@ class SearchPipeline:
                                           router=why)
             row.counts(len(vec_ids) + len(lex_ids), len(cands), vector=len(vec_ids), lexical=len(lex_ids))
         return _Recalled(cands, qvec)
+
+    def _lexical_pool(self, q: _Query, terms: list[str]) -> tuple[TermStats, list[str]]:
+        """The query terms' statistics and the full-text pool. The pool is over-fetched and cut by
+        graphmem's own BM25, so which memories enter does not depend on a store's full-text scoring
+        (FTS5 and Lucene rank differently)."""
+        stats = self.store.term_stats(q.ns, terms)
+        pool = self.store.lexical_candidates(q.ns, recall.lookup_terms(terms, stats, q.cfg),
+                                             q.cfg.recall_candidates * q.cfg.lexical_overfetch, q.flt, q.now)
+        return stats, pool
 
     def _expansion(self, q: _Query, recalled: _Recalled, trace: Trace) -> list[Candidate]:
         """One-hop expansion from the top direct results; returns the neighbours it added."""
