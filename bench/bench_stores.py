@@ -5,7 +5,9 @@ Both stores ingest the same synthetic corpus through the normal batched ingest p
 ingest compares the stores and linking, not the model; every search embeds its query live
 (bench/live_query.py). Search is timed in ``--passes`` passes; each pass runs the same queries on
 the embedded store and then on Neo4j, so both see the same machine load, and the result keeps each
-pass's p50/p95 and ratio with their median and spread. ``--repeat`` runs it all again on fresh
+pass's p50/p95 and ratio with their median and spread. Each store is also timed with every step of
+a search in turn (``*_in_turn``: full-text recall not overlapped with the query embedding, as with
+store.recall_overlap_workers = 0) in the same pass. ``--repeat`` runs it all again on fresh
 stores (ingest included). The tenant-independence figure is bench/bench_tenants.py. Usage:
     eval "$(docker/neo4j-local/neo4j-local start)"
     python bench/bench_stores.py --n 10000 [--passes 5] [--repeat 2] [--out bench/results/stores.json]
@@ -33,6 +35,7 @@ from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
+from graphmem.retrieval.overlap import Overlap  # noqa: E402
 from graphmem.stores.neo4j import Neo4jStore  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
 
@@ -49,6 +52,16 @@ def search_ms(engine: Graphmem, namespace: str, queries: list[str]) -> dict:
         latencies.append((time.perf_counter() - t0) * 1000)
     return {"p50_ms": round(pct(latencies, 0.5), 2), "p95_ms": round(pct(latencies, 0.95), 2),
             "queries": len(latencies)}
+
+
+def search_ms_in_turn(engine: Graphmem, namespace: str, queries: list[str]) -> dict:
+    """``search_ms`` with every step in turn (as with store.recall_overlap_workers = 0)."""
+    overlapped = engine.pipeline.overlap
+    engine.pipeline.overlap = Overlap(0)
+    try:
+        return search_ms(engine, namespace, queries)
+    finally:
+        engine.pipeline.overlap = overlapped
 
 
 def ingest(engine: Graphmem, namespace: str, corpus: list[dict]) -> dict:
@@ -76,7 +89,10 @@ def one_run(engines: dict[str, tuple[Graphmem, str]], corpus: list[dict], querie
         row: dict = {"load": [round(x, 2) for x in os.getloadavg()]}
         for kind, (engine, namespace) in engines.items():
             row[kind] = search_ms(engine, namespace, queries)
+            row[f"{kind}_in_turn"] = search_ms_in_turn(engine, namespace, queries)
         row["neo4j_vs_sqlite_p50"] = round(row["neo4j"]["p50_ms"] / row["sqlite"]["p50_ms"], 3)
+        row["neo4j_vs_sqlite_p50_in_turn"] = round(
+            row["neo4j_in_turn"]["p50_ms"] / row["sqlite_in_turn"]["p50_ms"], 3)
         out["passes"].append(row)
         print(json.dumps(row), flush=True)
     return out
@@ -87,6 +103,11 @@ def summary(runs: list[dict]) -> dict:
     return {"search_p50_ms": {k: spread([p[k]["p50_ms"] for p in rows]) for k in ("sqlite", "neo4j")},
             "search_p95_ms": {k: spread([p[k]["p95_ms"] for p in rows]) for k in ("sqlite", "neo4j")},
             "neo4j_vs_sqlite_search_p50": spread([p["neo4j_vs_sqlite_p50"] for p in rows]),
+            "search_p50_ms_in_turn": {k: spread([p[f"{k}_in_turn"]["p50_ms"] for p in rows])
+                                      for k in ("sqlite", "neo4j")},
+            "neo4j_vs_sqlite_search_p50_in_turn": spread([p["neo4j_vs_sqlite_p50_in_turn"] for p in rows]),
+            "overlap_p50_vs_in_turn": {k: spread([p[k]["p50_ms"] / p[f"{k}_in_turn"]["p50_ms"] for p in rows])
+                                       for k in ("sqlite", "neo4j")},
             "ingest_per_s": {k: spread([r[f"{k}_ingest"]["per_s"] for r in runs]) for k in ("sqlite", "neo4j")},
             "neo4j_vs_sqlite_ingest": spread([r["neo4j_vs_sqlite_ingest"] for r in runs]),
             "passes": len(rows), "repeats": len(runs)}
