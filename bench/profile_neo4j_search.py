@@ -191,7 +191,9 @@ def main() -> None:
     parser.add_argument("--note", default="")
     args = parser.parse_args()
     facts = run_facts()
-    settings = load_settings(overrides={"store": {"data_dir": args.sqlite_dir}}, use_env=False)
+    # every step in turn, so each store call's time is its own (the overlap is bench_stores' *_in_turn)
+    settings = load_settings(overrides={"store": {"data_dir": args.sqlite_dir, "recall_overlap_workers": 0}},
+                             use_env=False)
     embedder = load_embedder()
     neo = Neo4jStore(load_settings().store)
     engines = {"sqlite": Graphmem(settings, SQLiteStore(args.sqlite_dir), embedder),
@@ -221,6 +223,7 @@ def main() -> None:
     report: dict[str, Any] = {
         "facts": facts, "note": args.note, "namespace": args.namespace, "queries": args.queries,
         "query_embedding": "live in both stores",
+        "steps": "in turn (store.recall_overlap_workers = 0), so each store call's time is its own",
         "memories": neo.term_stats(args.namespace, []).n_docs,
         "search": {kind: m.summary() for kind, m in meters.items()},
         "neo4j_transactions_per_search": {k: round(v / args.queries, 2) for k, v in tx_count.items()},
