@@ -186,6 +186,7 @@ class StoreSettings:
     neo4j_vector_overfetch: int
     neo4j_vector_min_fetch: int
     recall_overlap_workers: int
+    recall_overlap_stores: list[str]
     check_recall_depth: int
 
 

@@ -59,7 +59,9 @@ class Graphmem:
         self.clock = clock
         store.ensure_schema(embedder.model_id, embedder.dim, reindexing)
         self.ingestor = Ingestor(settings, store, embedder, clock)
-        self.pipeline = SearchPipeline(store, embedder, clock, settings.store.recall_overlap_workers)
+        cfg = settings.store
+        overlap = cfg.recall_overlap_workers if store.kind in cfg.recall_overlap_stores else 0
+        self.pipeline = SearchPipeline(store, embedder, clock, overlap)
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None,

@@ -92,9 +92,10 @@ def test_overlapped_recall_gives_the_same_answers(pair):
     path = FIXTURES / "agent_memory" / "memories.jsonl"
     lines = path.with_name("queries.jsonl").read_text().splitlines()
     queries = QUERIES + [json.loads(line)["text"] for line in lines if line.strip()]
+    assert neo.pipeline.overlap.workers > 0 and lite.pipeline.overlap.workers == 0   # store.recall_overlap_stores
     for engine in (lite, neo):
         load(engine, namespace, path)
-        assert engine.pipeline.overlap.workers > 0
+        engine.pipeline.overlap = Overlap(2)
         overlapped = [answers(engine, namespace, q) for q in queries]
         engine.pipeline.overlap = Overlap(0)
         assert [answers(engine, namespace, q) for q in queries] == overlapped
