@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.config import SearchConfig
-from graphmem.model import EDGE_TYPES, MemoryFilter, TermStats, utcnow_iso
+from graphmem.model import EDGE_TYPES, Memory, MemoryFilter, TermStats, utcnow_iso
 from graphmem.retrieval import expansion, rank, recall, router, weighting
 from graphmem.retrieval.candidate import Candidate
 from graphmem.retrieval.overlap import Overlap
@@ -117,9 +117,12 @@ class SearchPipeline:
                 qvec = self.embedder.embed_query(q.text)
             vec_ids = (self.store.vector_candidates(ns, qvec, cfg.recall_candidates, flt, now)
                        if use_vec and qvec is not None else [])
-            stats, pool = lexical() if lexical else (None, [])
-            docs = {i: m for i, m in self.store.get_memories(ns, [*vec_ids, *pool]).items()
-                    if flt.matches(m, now)}
+            # each arm reads its own memories, so the full-text arm's read also runs beside this one
+            read = self.store.get_memories(ns, vec_ids) if vec_ids else {}
+            stats, pool, pool_read = lexical() if lexical else (None, [], {})
+            read.update(pool_read)
+            docs = {i: read[i] for i in dict.fromkeys([*vec_ids, *pool])
+                    if i in read and flt.matches(read[i], now)}
             bm25 = recall.bm25_scores(terms, docs, stats) if stats and docs else {}
             lex_ids = recall.ranked({i: bm25[i] for i in pool if i in bm25}, cfg.recall_candidates)
             keep = set(vec_ids) | set(lex_ids)
@@ -138,14 +141,14 @@ class SearchPipeline:
             row.counts(len(vec_ids) + len(lex_ids), len(cands), vector=len(vec_ids), lexical=len(lex_ids))
         return _Recalled(cands, qvec)
 
-    def _lexical_pool(self, q: _Query, terms: list[str]) -> tuple[TermStats, list[str]]:
-        """The query terms' statistics and the full-text pool. The pool is over-fetched and cut by
-        graphmem's own BM25, so which memories enter does not depend on a store's full-text scoring
-        (FTS5 and Lucene rank differently)."""
+    def _lexical_pool(self, q: _Query, terms: list[str]) -> tuple[TermStats, list[str], dict[str, Memory]]:
+        """The query terms' statistics, the full-text pool and its memories. The pool is over-fetched
+        and cut by graphmem's own BM25, so which memories enter does not depend on a store's full-text
+        scoring (FTS5 and Lucene rank differently)."""
         stats = self.store.term_stats(q.ns, terms)
         pool = self.store.lexical_candidates(q.ns, recall.lookup_terms(terms, stats, q.cfg),
                                              q.cfg.recall_candidates * q.cfg.lexical_overfetch, q.flt, q.now)
-        return stats, pool
+        return stats, pool, (self.store.get_memories(q.ns, pool) if pool else {})
 
     def _expansion(self, q: _Query, recalled: _Recalled, trace: Trace) -> list[Candidate]:
         """One-hop expansion from the top direct results; returns the neighbours it added."""
