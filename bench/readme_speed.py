@@ -203,8 +203,9 @@ def neo4j_search_profile(d: dict) -> list[tuple[str, str]]:
     steps = sorted((k for k in neo if k not in ("total", "store_calls_sum", "python_above_store")),
                    key=lambda k: -neo[k]["p50_ms"])
     trips = sum(d["neo4j_transactions_per_search"].values())
+    how = f", steps {d['steps'].split(',')[0]}" if "steps" in d else ""
     return [(f"where a search's time goes at {d['memories']:,} memories, Neo4j vs the embedded store "
-             f"(p50 of each step over {d['queries']} queries)",
+             f"(p50 of each step over {d['queries']} queries{how})",
              f"whole search {neo['total']['p50_ms']:.0f} vs {lite['total']['p50_ms']:.0f} ms; "
              + ", ".join(f"`{k}` {neo[k]['p50_ms']:.1f} vs {lite.get(k, {}).get('p50_ms', 0):.1f}" for k in steps)
              + f"; Python above the store {neo['python_above_store']['p50_ms']:.1f} vs "
