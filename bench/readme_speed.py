@@ -223,6 +223,18 @@ def neo4j_ingest_profile(d: dict) -> list[tuple[str, str]]:
              + ", ".join(f"`{name}` {row['seconds']:.1f} s" for name, row in top))]
 
 
+def probe_reads(d: dict) -> list[tuple[str, str]]:
+    over, shape = d["vector_overfetch"], d["read_shape"]
+    recall_key = next(k for k in next(iter(over.values())) if k.startswith("recall@"))
+    return [(f"Neo4j read choices on {d['n']:,} memories, {d['queries']} queries x {d['rounds']} rounds, "
+             "configurations alternating",
+             "vector over-fetch " + ", ".join(f"{f}: p50 {r['p50_ms']:.1f} ms, {recall_key} {r[recall_key]:.3f}"
+                                              for f, r in over.items())
+             + f"; {shape['ids']} memories as a record per row vs one record: "
+             f"{shape['memories_rows']['p50_ms']:.1f} vs {shape['memories_one_record']['p50_ms']:.1f} ms "
+             f"(ids alone {shape['ids_rows']['p50_ms']:.1f} vs {shape['ids_one_record']['p50_ms']:.1f} ms)")]
+
+
 Rows = list[tuple[str, Callable[[dict], list[tuple[str, str]]]]]
 ROWS: Rows = [
     ("embedder.json", embedder), ("floor-10k.json", floor_10k), ("profile-search-10k.json", profile),
@@ -234,7 +246,7 @@ ROWS: Rows = [
 NEO4J_ROWS: Rows = [
     ("stores-10k.json", stores), ("stores-10k-before-reads.json", stores), ("tenants.json", tenants),
     ("profile-neo4j-search-10k.json", neo4j_search_profile),
-    ("profile-neo4j-ingest-10k.json", neo4j_ingest_profile),
+    ("profile-neo4j-ingest-10k.json", neo4j_ingest_profile), ("probe-neo4j-reads.json", probe_reads),
 ]
 BLOCKS: dict[str, Rows] = {"speed": ROWS, "neo4j-speed": NEO4J_ROWS}
 

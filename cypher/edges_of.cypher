@@ -2,8 +2,8 @@
 // Parameters: $namespace (string), $ids (list<string>, distinct), $types (list<string>),
 //   $with_reasons (bool; false returns '{}' as every reason: degree accounting needs none).
 // Returns: one row {edges: list<[a, b, type, weight, reason]>} in stored direction, ordered
-// a, b, type (one row: a batch's prefetch reads tens of thousands of edges, and the driver's
-// cost per record would be most of the call).
+// a, b, type (one row: a batch's prefetch reads tens of thousands of edges, and the driver pays
+// per record: bench/results/probe-neo4j-reads.json).
 UNWIND $ids AS id
 MATCH (m:Memory {namespace: $namespace, id: id})-[r]-(:Memory)
 USING INDEX SEEK m:Memory(namespace, id)
