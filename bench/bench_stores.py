@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import make_memories, make_queries  # noqa: E402
 from bench.live_query import LiveQueryEmbedder  # noqa: E402
-from bench.meta import pct, run_facts  # noqa: E402
+from bench.meta import pct, run_facts, save_report  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
@@ -157,8 +157,7 @@ def main() -> None:
         if keep:
             print(f"kept: --sqlite-dir {data} --namespace {namespace}", file=sys.stderr)
         report["summary"] = summary(report["runs"])
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(report, indent=2))     # saved after every repeat
+        save_report(args.out, report)     # saved after every repeat
     print(json.dumps(report["summary"], indent=2))
 
 

@@ -30,7 +30,7 @@ from bench.bench_scale import load  # noqa: E402
 from bench.bench_stores import ingest, search_ms, spread  # noqa: E402
 from bench.corpus import make_memories, make_queries  # noqa: E402
 from bench.live_query import LiveQueryEmbedder  # noqa: E402
-from bench.meta import run_facts  # noqa: E402
+from bench.meta import run_facts, save_report  # noqa: E402
 from bench.scale_vectors import base_vectors  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
@@ -102,8 +102,7 @@ def main() -> None:
             neo[0].store.drop_namespace(namespace)   # type: ignore[attr-defined]
         for engine, _s, _o in engines.values():
             engine.close()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2))
+    save_report(args.out, report)
     print(json.dumps({k: report[k] for k in ("p50_after_vs_before",)}, indent=2))
 
 

@@ -6,6 +6,7 @@ shared, so the load average at the start says how quiet the run was.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import shlex
@@ -65,3 +66,10 @@ def time_calls(fn: Callable[[str], object], items: Sequence[str]) -> list[float]
 
 def latency_summary(ms: Sequence[float]) -> dict[str, float]:
     return {"p50_ms": round(pct(ms, 0.5), 3), "p95_ms": round(pct(ms, 0.95), 3)}
+
+
+def save_report(out: str | Path, report: dict[str, Any]) -> None:
+    """Writes ``report`` as indented JSON to ``out`` (its folder made if missing)."""
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")

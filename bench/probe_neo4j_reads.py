@@ -29,7 +29,7 @@ from neo4j import READ_ACCESS  # noqa: E402
 
 from bench.bench_stores import ingest  # noqa: E402
 from bench.corpus import make_memories, make_queries  # noqa: E402
-from bench.meta import run_facts  # noqa: E402
+from bench.meta import run_facts, save_report  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
@@ -122,8 +122,7 @@ def main() -> None:
     finally:
         store.drop_namespace(namespace)
         engine.close()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+    save_report(args.out, report)
     print(json.dumps({k: report[k] for k in ("vector_overfetch", "read_shape")}, indent=2))
 
 

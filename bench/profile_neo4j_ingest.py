@@ -23,7 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import make_memories  # noqa: E402
-from bench.meta import run_facts  # noqa: E402
+from bench.meta import run_facts, save_report  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
@@ -90,8 +90,7 @@ def main() -> None:
     finally:
         neo.drop_namespace(namespace)
         neo.close()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2))
+    save_report(args.out, report)
     print(json.dumps(report, indent=2))
 
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from neo4j import ManagedTransaction, Session  # noqa: E402
 
 from bench.corpus import make_queries  # noqa: E402
-from bench.meta import run_facts  # noqa: E402
+from bench.meta import run_facts, save_report  # noqa: E402
 from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
@@ -236,8 +236,7 @@ def main() -> None:
     report["neo4j_vs_sqlite_p50"] = round(graph / lite, 3)
     for engine in engines.values():
         engine.close()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2))
+    save_report(args.out, report)
     print(json.dumps(report, indent=2))
 
 
