@@ -167,7 +167,7 @@ def transaction_floor(store: Neo4jStore, repeats: int) -> dict[str, float]:
 def memory_read_cost(store: Neo4jStore, namespace: str, ids: list[str], repeats: int) -> dict[str, float]:
     """memories_get for ``ids`` as it is (embeddings included) vs without the embedding column."""
     full = Q.load("memories_get")
-    slim = full.replace(",\n         embedding: coalesce(m.embedding_f32, m.embedding)}", "}")
+    slim = full.replace(", embedding: coalesce(m.embedding_f32, m.embedding)}", "}")
     assert slim != full, "memories_get changed: update the embedding column this compares without"
     out = {}
     for label, text in (("with_embedding", full), ("without_embedding", slim)):

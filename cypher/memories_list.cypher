@@ -28,9 +28,5 @@ WHERE m.namespace = $namespace AND m.created_at >= coalesce($after_created, '') 
   AND ($after_created IS NULL OR m.created_at > $after_created
        OR (m.created_at = $after_created AND m.id > $after_id))
 WITH m ORDER BY m.namespace ASC, m.created_at ASC, m.id ASC LIMIT $limit
-// The embedding is read as float32 bytes (embedding_f32: under half the Bolt size of the float
-// list, decoded with one np.frombuffer); the list is only for memories written before it existed.
-RETURN m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason, .metadata,
-         .created_at, .updated_at, .valid_until, .expires_at, .health, .health_reasons, .source_weight,
-         .term_counts, .near_duplicate_of, .evidence, .topics,
-         embedding: coalesce(m.embedding_f32, m.embedding)} AS memory;
+// The memory map is cypher/memory_map.cypher (filled in by the loader).
+RETURN {{MEMORY_MAP}} AS memory;

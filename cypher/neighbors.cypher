@@ -4,7 +4,7 @@
 // strongest first (weight desc, neighbour id asc, type asc), at most $per_seed of them.
 // Edges are oriented seed -> neighbour (not the stored direction). With $with_memories, the
 // memories of the neighbours not in $known come in the same round trip (search expansion and
-// the neighbours view read them next; as memories_get.cypher, the embedding as float32 bytes).
+// the neighbours view read them next; the map of cypher/memory_map.cypher).
 //
 // Parameters: $namespace (string), $seed_ids (list<string>, distinct), $per_seed (int),
 //   $min_weight (float), $types (list<string>), $with_memories (bool), $known (list<string>).
@@ -23,8 +23,5 @@ WITH seed.id AS seed, other, type(r) AS type, r.weight AS weight, r.reason AS re
 ORDER BY seed ASC, weight DESC, other.id ASC, type ASC
 WITH collect([seed, other.id, type, weight, reason]) AS edges,
      collect(DISTINCT CASE WHEN $with_memories AND NOT other.id IN $known THEN other END) AS others
-RETURN edges,
-       [m IN others | m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason,
-         .metadata, .created_at, .updated_at, .valid_until, .expires_at, .health, .health_reasons,
-         .source_weight, .term_counts, .near_duplicate_of, .evidence, .topics,
-         embedding: coalesce(m.embedding_f32, m.embedding)}] AS memories;
+// The memory map is cypher/memory_map.cypher (filled in by the loader).
+RETURN edges, [m IN others | {{MEMORY_MAP}}] AS memories;

@@ -708,6 +708,19 @@ def test_neo4j_reads_embeddings_stored_before_the_float32_copy(neo):
     assert np.array_equal(neo.store.get_memories(neo.ns, ["new"])["new"].embedding, new.embedding)
 
 
+def test_every_memory_read_returns_the_one_memory_map():
+    """The map every Neo4j memory read returns is written once (cypher/memory_map.cypher)."""
+    from graphmem.stores.neo4j import queries as Q
+
+    fragment = Q.memory_map()
+    assert fragment.startswith("m {.namespace, .id, ") and "//" not in fragment and "\n" not in fragment
+    for name in ("memories_get", "memories_list", "memory_by_hash", "neighbors"):
+        text = Q.load(name)
+        assert fragment in text and "{{" not in text, name
+    for path in sorted(Q.cypher_dir().glob("*.cypher")):
+        assert "{{" not in Q.load(path.stem) or "{{TYPE}}" in Q.load(path.stem), path.name
+
+
 def test_every_cypher_file_has_a_header_and_is_used():
     from graphmem.stores.neo4j import queries as Q
 

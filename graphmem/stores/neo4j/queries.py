@@ -1,8 +1,9 @@
 """Loader for the Cypher files in ``cypher/`` (one query per file, header comments kept).
 
-Python never builds Cypher from values: every value is a query parameter. The only text
-substitution is ``{{TYPE}}`` (a relationship type, which Cypher cannot take as a parameter
-in MERGE), and it accepts nothing but a type from ``graphmem.model.EDGE_TYPES``.
+Python never builds Cypher from values: every value is a query parameter. The text substitutions
+are ``{{TYPE}}`` (a relationship type, which Cypher cannot take as a parameter in MERGE; it accepts
+nothing but a type from ``graphmem.model.EDGE_TYPES``) and ``{{MEMORY_MAP}}``, the map every memory
+read returns, kept once in ``cypher/memory_map.cypher``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from graphmem.errors import ConfigError, ValidationError
 from graphmem.model import EDGE_TYPES
 
 _STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
+_MEMORY_MAP = "{{MEMORY_MAP}}"
 
 
 def cypher_dir() -> Path:
@@ -31,13 +33,23 @@ def cypher_dir() -> Path:
 
 @cache
 def load(name: str) -> str:
-    """The text of ``cypher/<name>.cypher`` without the trailing ';'."""
+    """The text of ``cypher/<name>.cypher`` without the trailing ';', ``{{MEMORY_MAP}}`` filled in."""
+    text = _read(name).strip().removesuffix(";")
+    return text.replace(_MEMORY_MAP, memory_map()) if _MEMORY_MAP in text else text
+
+
+@cache
+def memory_map() -> str:
+    """The map of ``cypher/memory_map.cypher`` on one line, without its comments."""
+    return " ".join(_code(_read("memory_map")).split())
+
+
+def _read(name: str) -> str:
     path = cypher_dir() / f"{name}.cypher"
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise ConfigError(f"Cypher query file {path} is missing", field="GRAPHMEM_CYPHER_DIR") from exc
-    return text.strip().removesuffix(";")
 
 
 def statements(name: str) -> list[str]:
