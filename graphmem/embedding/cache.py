@@ -19,6 +19,8 @@ from typing import Any, Self
 
 import numpy as np
 
+from graphmem.private_files import private_file
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
     model_id TEXT NOT NULL,
@@ -44,6 +46,7 @@ class EmbeddingCache:
         self.path = Path(path).expanduser()
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path)
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30.0)
         self._conn.execute("PRAGMA journal_mode=WAL")

@@ -18,6 +18,7 @@ from typing import IO, Any
 from graphmem.errors import ConflictError, ValidationError
 from graphmem.model import Edge, MemoryFilter, utcnow_iso
 from graphmem.ops import records
+from graphmem.private_files import private_file
 from graphmem.stores.base import MemoryStore
 
 _ALL = MemoryFilter(include_expired=True)
@@ -97,6 +98,7 @@ def sqlite_backup(db: sqlite3.Connection, destination: str | Path) -> Path:
     if dest.exists():
         raise ConflictError(f"{dest} exists; choose a new file", field="output")
     dest.parent.mkdir(parents=True, exist_ok=True)
+    private_file(dest)
     target = sqlite3.connect(dest)
     try:
         db.backup(target, pages=1024)

@@ -10,6 +10,7 @@ from pathlib import Path
 from graphmem.config import StoreSettings, load_settings
 from graphmem.errors import StoreConfigError, StoreUnavailable
 from graphmem.model import ServerInfo
+from graphmem.private_files import private_dir, private_file
 from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.ann import AnnSettings
 from graphmem.stores.sqlite.row_cache import RowCache
@@ -37,7 +38,8 @@ class SQLiteBase:
         self._version_gate = vector_log.VersionGate()
         self.rows = RowCache(cfg.sqlite_row_cache)
         self.path = Path(data_dir) / "graphmem.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
+        private_file(self.path)
         self._local = threading.local()
         self._write_lock = threading.RLock()
         self._connections: list[sqlite3.Connection] = []

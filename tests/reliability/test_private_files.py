@@ -1,0 +1,32 @@
+"""The data dir is 0700 and the database, its WAL, backups and the embedding cache 0600 under a
+permissive umask (memories are private data)."""
+
+import os
+import stat
+
+from graphmem.embedding.cache import EmbeddingCache
+from graphmem.ops.backup import sqlite_backup
+from graphmem.stores.sqlite.connection import SQLiteBase
+
+
+def _mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_files_are_owner_only_under_a_loose_umask(tmp_path):
+    old = os.umask(0o002)
+    try:
+        data = tmp_path / "data"
+        base = SQLiteBase(data)
+        base.db.execute("PRAGMA journal_mode=WAL")
+        base.db.execute("CREATE TABLE t (x)")
+        base.db.execute("INSERT INTO t VALUES (1)")
+        assert _mode(data) == 0o700
+        assert _mode(base.path) == 0o600
+        assert _mode(f"{base.path}-wal") == 0o600
+        backup = sqlite_backup(base.db, tmp_path / "b" / "copy.sqlite")
+        assert _mode(backup) == 0o600
+        cache = EmbeddingCache(tmp_path / "c" / "cache.sqlite")
+        assert _mode(cache.path) == 0o600
+    finally:
+        os.umask(old)
