@@ -27,3 +27,10 @@ def private_file(path: str | Path) -> Path:
         if candidate.exists():
             os.chmod(candidate, FILE_MODE)
     return p
+
+
+def loose_modes(data_dir: str | Path, names: tuple[str, ...]) -> list[str]:
+    """Paths under ``data_dir`` (the dir itself and ``names`` with their -wal/-shm) that others can read."""
+    root = Path(data_dir)
+    paths = [root] + [root / f"{n}{s}" for n in names for s in ("", "-wal", "-shm")]
+    return [str(p) for p in paths if p.exists() and os.stat(p).st_mode & 0o077]

@@ -30,3 +30,14 @@ def test_files_are_owner_only_under_a_loose_umask(tmp_path):
         assert _mode(cache.path) == 0o600
     finally:
         os.umask(old)
+
+
+def test_check_warns_on_looser_modes(tmp_path):
+    from graphmem.stores.sqlite.store import SQLiteStore
+
+    store = SQLiteStore(tmp_path / "data")
+    store.ensure_schema("test-model", 4)
+    assert not [f for f in store.integrity("default") if f[0] == "file_modes"]
+    os.chmod(store.path, 0o644)
+    found = [f for f in store.integrity("default") if f[0] == "file_modes"]
+    assert found and str(store.path) in found[0][2]

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, StoreStats, health_bin
+from graphmem.private_files import loose_modes
 from graphmem.stores.base import check_model
 from graphmem.stores.sqlite import integrity, vector_log
 from graphmem.stores.sqlite.connection import SQLiteBase
@@ -89,7 +90,12 @@ class AdminMixin(SQLiteBase):
             loaded = self.vectors.namespaces.get(namespace)
             if loaded is not None:
                 matrix_ids = loaded.snapshot_scores(np.zeros(self.dim, dtype=np.float32))[1]
-        return integrity.integrity(self.db, namespace, matrix_ids)
+        found = integrity.integrity(self.db, namespace, matrix_ids)
+        loose = loose_modes(self.path.parent, (self.path.name,))
+        if loose:
+            found.append(("file_modes", f"{len(loose)} files readable by others (want 0700 dir, 0600 files): "
+                                        f"{loose[0]}", loose))
+        return found
 
     def recount(self, namespace: str) -> None:
         with self._write() as db:
