@@ -18,7 +18,7 @@ from graphmem.text import normalize_category, normalize_tag
 _ID = re.compile(ID_PATTERN)
 _NAMESPACE = re.compile(NAMESPACE_PATTERN)
 WRITABLE_FIELDS = {"id", "namespace", "content", "tags", "category", "source", "reason", "metadata",
-                   "valid_until", "expires_at", "extracted", "evidence", "created_at"}
+                   "valid_until", "expires_at", "extracted", "evidence", "created_at", "thread", "seq"}
 PATCHABLE_FIELDS = {"content", "tags", "category", "source", "reason", "metadata",
                     "valid_until", "expires_at"}
 
@@ -37,6 +37,8 @@ class MemoryInput:
     expires_at: str | None = None
     created_at: str | None = None
     evidence: dict[str, str] | None = None
+    thread: str | None = None
+    seq: int | None = None
 
 
 def validate_namespace(value: Any, field_name: str = "namespace") -> str:
@@ -74,7 +76,8 @@ def validate_memory(data: Any, limits: Limits, default_namespace: str = "default
         content=m.content.strip(), namespace=m.namespace or default_namespace, id=m.id,
         tags=normalize_tags(m.tags), category=normalize_category(m.category) if m.category else None,
         source=_strip(m.source) or "unknown", reason=_strip(m.reason), metadata=m.metadata or {},
-        valid_until=m.valid_until, expires_at=m.expires_at, created_at=m.created_at, evidence=evidence)
+        valid_until=m.valid_until, expires_at=m.expires_at, created_at=m.created_at, evidence=evidence,
+        thread=_strip(m.thread) or None, seq=m.seq)
 
 
 def validate_patch(data: Any, limits: Limits) -> dict[str, Any]:
