@@ -142,7 +142,8 @@ class EdgeSettings:
         return {"SHARES_TAG": self.max_degree_shares_tag,
                 "SAME_CATEGORY": self.max_degree_same_category,
                 "OVERLAPS": self.max_degree_overlaps,
-                "RELATED": self.max_degree_related}[edge_type]
+                "RELATED": self.max_degree_related,
+                "FOLLOWS": 2}[edge_type]   # one before, one after (the thread check verifies which)
 
 
 @dataclass(frozen=True)

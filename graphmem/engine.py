@@ -246,7 +246,8 @@ class Graphmem:
         from graphmem.ops.check import check_store
 
         return check_store(self.store, self.settings.edges, self.settings.store.check_recall_depth,
-                           [validate_namespace(ns) for ns in namespaces] if namespaces else None, repair)
+                           [validate_namespace(ns) for ns in namespaces] if namespaces else None, repair,
+                           self.settings.context)
 
     def dump(self, out, namespaces: list[str] | None = None) -> dict[str, int]:
         """A portable JSONL dump of memories and edges (either store; see ``ops/backup.py``)."""

@@ -251,6 +251,7 @@ class EdgeCounts(Output):
     SAME_CATEGORY: NonNegativeInt
     OVERLAPS: NonNegativeInt
     RELATED: NonNegativeInt
+    FOLLOWS: NonNegativeInt
 
 
 class DegreeStats(Output):
@@ -258,6 +259,7 @@ class DegreeStats(Output):
     SAME_CATEGORY: Degree
     OVERLAPS: Degree
     RELATED: Degree
+    FOLLOWS: Degree
 
 
 class Server(Output):
