@@ -27,7 +27,8 @@ from graphmem.eval import cv as cvlib  # noqa: E402
 RESULTS = ROOT / "bench" / "results"
 BEGIN, END = "<!-- quality:begin -->", "<!-- quality:end -->"
 FAMILIES = [("lexical", "lexical (BM25)"), ("vector", "vector"), ("hybrid", "hybrid"),
-            ("hybrid_context", "hybrid + context windows"), ("hybrid_expansion", "hybrid + context + expansion"), ("default", "default (+ health + source)")]
+            ("hybrid_context", "hybrid + context windows"),
+            ("hybrid_expansion", "hybrid + context + expansion"), ("default", "default (+ health + source)")]
 CATEGORIES = ["multi_hop", "temporal", "open_domain", "single_hop"]
 
 
