@@ -206,3 +206,24 @@ def test_a_bad_file_names_the_place_and_writes_nothing(tmp_path, embedder, case)
     result = CliRunner().invoke(main, ["--data-dir", str(store), "import", "--format", fmt, str(path)])
     assert result.exit_code == 1 and "bad_export" in result.output and expected in result.output
     assert json.loads(run(CliRunner(), store, "stats"))["memories"] == 0
+
+
+def test_the_same_words_in_two_threads_are_two_turns(tmp_path, embedder):
+    """Content dedup would answer the second "user: Thanks!" as a duplicate and leave a hole in its
+    thread: a thread turn with an id is known by its id, so both are kept (and a re-import matches)."""
+    path = _write(tmp_path, "two.jsonl", "".join(json.dumps(m) + "\n" for m in [
+        {"thread": "a", "id": "1", "role": "user", "content": "Is the backup job nightly?"},
+        {"thread": "a", "id": "2", "role": "user", "content": "Thanks!"},
+        {"thread": "b", "id": "1", "role": "user", "content": "Who owns the email worker?"},
+        {"thread": "b", "id": "2", "role": "user", "content": "Thanks!"}]))
+    engine = open_engine(tmp_path / "store", embedder)
+    try:
+        first = import_chat(engine, path, "messages")
+        assert (first["created"], first["duplicate"]) == (4, 0)
+        assert engine.get("default", "messages:b/2").thread == "b"
+        again = import_chat(engine, path, "messages")
+        assert (again["created"], again["duplicate"]) == (0, 4)
+        plain = engine.add({"content": "user: Thanks!"})                  # no thread: content dedup as before
+        assert plain.status == "duplicate"
+    finally:
+        engine.close()
