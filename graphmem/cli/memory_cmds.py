@@ -37,26 +37,44 @@ def add(cli: CliContext, content, tags, category, source, reason, memory_id, nam
     _echo_json(result.to_dict())
 
 
+IMPORT_FORMATS = ("memories", "chatgpt", "claude", "messages", "transcript")
+
+
 @click.command(name="import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--format", "fmt", type=click.Choice(IMPORT_FORMATS), default="memories", show_default=True,
+              help="memories: JSONL of memory records; chatgpt / claude: their conversations.json export; "
+                   "messages: JSONL of chat messages with a thread; transcript: 'Speaker: text' lines "
+                   "(see docs/chat-import.md).")
+@click.option("--thread", help="Thread of a transcript [default: transcript:<file stem>].")
 @click.option("--namespace", "-n", default="default", show_default=True,
               help="Namespace for lines that do not name one.")
 @click.option("--namespace-field", help="Metadata field whose value becomes the namespace (e.g. conversation).")
 @click.option("--batch-size", type=int, default=None,
               help="Memories per chunk [default: ingest.import_chunk_size].")
 @pass_cli
-def import_(cli: CliContext, path, namespace, namespace_field, batch_size) -> None:
-    """Import a JSONL file of memories (batched, idempotent) with a progress bar and summary."""
+def import_(cli: CliContext, path, fmt, thread, namespace, namespace_field, batch_size) -> None:
+    """Import memories or a chat export (batched, idempotent) with a progress bar and summary."""
     from graphmem.ingest.bulk import import_jsonl
+    from graphmem.ingest.chat import import_chat
 
-    summary = import_jsonl(cli.engine(), path, namespace, namespace_field, batch_size, progress=True)
+    if fmt == "memories":
+        if thread:
+            raise click.UsageError("--thread applies to chat formats (transcript)")
+        summary = import_jsonl(cli.engine(), path, namespace, namespace_field, batch_size, progress=True)
+        place = "line"
+    else:
+        if namespace_field:
+            raise click.UsageError("--namespace-field applies to --format memories only")
+        summary = import_chat(cli.engine(), path, fmt, namespace, thread, batch_size, progress=True)
+        place = "message"
     table = Table(title=escape(f"import {path}"))
     for col in ("created", "duplicate", "rejected"):
         table.add_column(col, justify="right")
     table.add_row(str(summary["created"]), str(summary["duplicate"]), str(summary["rejected"]))
     console.print(table)
-    for line in summary["rejections"][:20]:
-        console.print(escape(f"  line {line['line']}: {line['code']}: {line['message']} (field: {line['field']})"))
+    for row in summary["rejections"][:20]:
+        console.print(escape(f"  {place} {row[place]}: {row['code']}: {row['message']} (field: {row['field']})"))
     if len(summary["rejections"]) > 20:
         console.print(f"  ... {len(summary['rejections']) - 20} more rejections")
 

@@ -162,7 +162,9 @@ class Ingestor:
     def _existing(self, inp: MemoryInput, by_id: Callable[[str], Memory | None] | None = None,
                   by_hash: Callable[[str], Memory | None] | None = None) -> IngestResult | None:
         """The stored memory ``inp`` duplicates (same id, else the oldest with the same content);
-        ConflictError for a known id with other content. Lookups default to the store's."""
+        ConflictError for a known id with other content. A thread turn with an id is known by its
+        id alone: "user: thanks" said in two chats is two turns, each needed in its thread.
+        Lookups default to the store's."""
         ns = inp.namespace
         by_id = by_id or (lambda key: self.store.get_memories(ns, [key]).get(key))
         by_hash = by_hash or (lambda digest: self.store.find_by_hash(ns, digest))
@@ -172,6 +174,8 @@ class Ingestor:
                 if found.content_hash != content_hash(inp.content):
                     raise ConflictError(f"id {inp.id!r} already exists with different content", field="id")
                 return IngestResult("duplicate", found, duplicate_of=found.id)
+            if inp.thread is not None:
+                return None
         same = by_hash(content_hash(inp.content))
         if same is not None:
             return IngestResult("duplicate", same, duplicate_of=same.id)
