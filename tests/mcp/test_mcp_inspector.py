@@ -74,7 +74,8 @@ def test_lists_the_tools_with_plain_types(target):
 
 
 def test_add_with_tags_then_search_with_k_and_filters(target):
-    first = ok(target, "add_memory", content=FACT, tags='["staging","db"]', category="operations", id="backup-staging")
+    first = ok(target, "add_memory", content=FACT, tags='["staging","db"]', category="operations",
+               id="backup-staging")
     assert first["status"] == "created" and first["memory"]["tags"] == ["staging", "db"]
     ok(target, "add_memory", content=OTHER, tags='["production","db"]', category="operations", id="backup-prod")
     assert ok(target, "add_memory", content=FACT, tags='["staging","db"]')["status"] == "duplicate"

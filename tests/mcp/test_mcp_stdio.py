@@ -204,7 +204,7 @@ def test_text_arguments_are_read_only_as_their_declared_type(mcp):
     by_json = mcp.ok("search_memories", {"query": BILLING_QUERY, "k": 2, "explain": False,
                                          "filters": {"tags": ["billing"]}})
     assert by_text["results"] == by_json["results"] and len(by_text["results"]) == 2
-    added = mcp.ok("add_memory", {"content": "Text-argument clients can tag memories: staging backups run at 02:00.",
+    added = mcp.ok("add_memory", {"content": "Text-argument clients tag memories: staging backups run at 02:00.",
                                   "tags": '["staging","db"]', "id": "text-args"})
     assert added["memory"]["tags"] == ["staging", "db"]
     for k in ("5.5", "1.0", "1e1", "NaN", "Infinity", "true", "three"):
