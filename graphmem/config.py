@@ -224,6 +224,7 @@ class McpSettings:
 class ModelSettings:
     name: str
     dir: str
+    prepare_on_first_use: bool
 
 
 def tunable(low: float | None = None, high: float | None = None, *, ceiling: str | None = None,

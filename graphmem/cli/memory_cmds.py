@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphmem.cli.context import CliContext, pass_cli
+from graphmem.contract.requests import DEFAULT_SOURCE
 from graphmem.retrieval.request import parse_filters
 from graphmem.retrieval.why_text import why_parts
 
@@ -22,9 +23,10 @@ def _echo_json(data) -> None:
 
 @click.command()
 @click.argument("content")
-@click.option("--tag", "tags", multiple=True, help="Tag (repeatable).")
+@click.option("--tags", "--tag", "tags", multiple=True,
+              help="Tag (repeatable: --tags a --tags b; --tag is an alias).")
 @click.option("--category")
-@click.option("--source", default="manual_fix", show_default=True)
+@click.option("--source", help=f"Provenance [default: {DEFAULT_SOURCE}, as over HTTP and MCP].")
 @click.option("--reason")
 @click.option("--id", "memory_id", help="Idempotency key / explicit id.")
 @click.option("--namespace", "-n", default="default", show_default=True)
@@ -110,8 +112,10 @@ def _why_text(why: dict) -> str:
 @click.option("--no", "disabled", multiple=True,
               type=click.Choice(["router", "lexical", "vector", "expansion", "health", "source"]),
               help="Disable a stage (repeatable).")
-@click.option("--tag", "tags", multiple=True, help="Filter: memory must carry this tag.")
-@click.option("--category", "categories", multiple=True, help="Filter: category (any of).")
+@click.option("--tags", "--tag", "tags", multiple=True,
+              help="Filter: memory must carry this tag (repeatable: all must match; --tag is an alias).")
+@click.option("--categories", "--category", "categories", multiple=True,
+              help="Filter: category (repeatable: any of; --category is an alias).")
 @click.option("--explain", is_flag=True, help="Show why each result is there.")
 @click.option("--trace", is_flag=True, help="Show per-stage counts and timings.")
 @click.option("--json", "as_json", is_flag=True, help="Print the raw JSON response.")

@@ -30,6 +30,7 @@ from graphmem.contract.types import (
 from graphmem.model import EDGE_TYPES
 
 CURSOR_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z~.+$"
+DEFAULT_SOURCE = "unknown"     # a memory stored without a source (HTTP, MCP, CLI and imports alike)
 PATCHABLE = ("content", "tags", "category", "source", "reason", "metadata", "valid_until", "expires_at")
 
 
@@ -86,7 +87,8 @@ def limit_models(limits: Limits) -> SimpleNamespace:
     Thread = text(lim.max_id_chars, NAME_PATTERN)
     Category = text(lim.max_category_chars, NAME_PATTERN)
     Source = text(lim.max_source_chars, NAME_PATTERN,
-                  "Provenance; ranks by [sources.ranks] (e.g. memory_tool, MEMORY.md).")
+                  f"Provenance; ranks by [sources.ranks] (e.g. memory_tool, MEMORY.md); "
+                  f"default {DEFAULT_SOURCE}.")
     Health = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
     class Evidence(Body):
