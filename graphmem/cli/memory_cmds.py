@@ -29,12 +29,14 @@ def _echo_json(data) -> None:
 @click.option("--source", help=f"Provenance [default: {DEFAULT_SOURCE}, as over HTTP and MCP].")
 @click.option("--reason")
 @click.option("--id", "memory_id", help="Idempotency key / explicit id.")
+@click.option("--thread", help="The conversation it belongs to (linked by FOLLOWS, with a context window).")
+@click.option("--seq", type=int, help="Its position in the thread (default: created_at order).")
 @click.option("--namespace", "-n", default="default", show_default=True)
 @pass_cli
-def add(cli: CliContext, content, tags, category, source, reason, memory_id, namespace) -> None:
+def add(cli: CliContext, content, tags, category, source, reason, memory_id, thread, seq, namespace) -> None:
     """Add one memory."""
     data = {"content": content, "tags": list(tags), "category": category, "source": source,
-            "reason": reason, "id": memory_id}
+            "reason": reason, "id": memory_id, "thread": thread, "seq": seq}
     result = cli.engine().add({k: v for k, v in data.items() if v is not None}, namespace)
     _echo_json(result.to_dict())
 
