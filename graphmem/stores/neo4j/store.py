@@ -69,12 +69,12 @@ class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
         groups: dict[str, list[Memory]] = defaultdict(list)
         for mem in memories:
             groups[mem.namespace].append(mem)
-        upserts = [self._upsert_params(ns, group) for ns, group in groups.items()]
+        upserts = {ns: self._upsert_params(ns, group) for ns, group in groups.items()}
         write_edges = _edge_writer(add_edges, remove_edges)
 
-        def work(tx: ManagedTransaction) -> None:
+        def work(tx: ManagedTransaction) -> None:     # retried whole on a transient error: reads its inputs only
             for namespace, group in groups.items():
-                self._write_group(tx, namespace, group, upserts.pop(0), replace_edges)
+                self._write_group(tx, namespace, group, upserts[namespace], replace_edges)
             write_edges(tx)
 
         self._execute(True, work)
