@@ -75,7 +75,7 @@ class ThreadKeeper:
             nxt = next((i for i in after if i not in own), None)
             if prev is not None and nxt is not None:      # the edge across this position, if any
                 plan.remove.append(Edge(namespace, prev, nxt, FOLLOWS, 0.0, {}))
-        for order in self._threads([*stored.values(), *members]).values():
+        for order in thread_orders([*stored.values(), *members]).values():
             changed = [i for i, m in enumerate(order) if m.id in own]
             for left, right in zip(order, order[1:], strict=False):
                 if left.id in own or right.id in own:
@@ -91,7 +91,7 @@ class ThreadKeeper:
         (before, after), = self.store.thread_context(mem.namespace, [(mem.thread, mem.thread_pos)],  # type: ignore
                                                      self.radius, self.radius)
         stored = self.store.get_memories(mem.namespace, [*before, *after])
-        order = self._threads(list(stored.values())).get(mem.thread, [])
+        order = thread_orders(list(stored.values())).get(mem.thread, [])
         gap = sum(1 for m in order if (m.thread_pos or "") < (mem.thread_pos or ""))
         plan = ThreadPlan()
         if 0 < gap < len(order):
@@ -100,15 +100,6 @@ class ThreadKeeper:
                     if 0 <= i < len(order)]
         plan.windows = self._windows(mem.namespace, order, spanning)
         return plan
-
-    @staticmethod
-    def _threads(memories: list[Memory]) -> dict[str, list[Memory]]:
-        """Memories per thread in thread order (one copy per id: the last given wins)."""
-        by_id = {m.id: m for m in memories if m.thread is not None}
-        out: dict[str, list[Memory]] = {}
-        for mem in sorted(by_id.values(), key=lambda m: m.thread_pos or ""):
-            out.setdefault(mem.thread, []).append(mem)   # type: ignore[arg-type]
-        return out
 
     def _spanning(self, changed: list[int], size: int) -> list[int]:
         """Positions whose window includes a changed position (window of i: i-before .. i+after)."""
@@ -126,6 +117,15 @@ class ThreadKeeper:
         cfg = self.context
         return [window_row(namespace, order[i], order[max(0, i - cfg.before): i + cfg.after + 1], cfg.separator)
                 for i in positions]
+
+
+def thread_orders(memories: list[Memory]) -> dict[str, list[Memory]]:
+    """Memories per thread in thread order (one copy per id: the last given wins)."""
+    by_id = {m.id: m for m in memories if m.thread is not None}
+    out: dict[str, list[Memory]] = {}
+    for mem in sorted(by_id.values(), key=lambda m: m.thread_pos or ""):
+        out.setdefault(mem.thread, []).append(mem)   # type: ignore[arg-type]
+    return out
 
 
 def window_vector(span: list[Memory]) -> np.ndarray | None:

@@ -9,7 +9,7 @@ writes the expected edges and windows (removing FOLLOWS edges that should not be
 from __future__ import annotations
 
 from graphmem.config import ContextSettings, EdgeSettings
-from graphmem.ingest.threads import FOLLOWS, ThreadKeeper, follows_edge, window_row
+from graphmem.ingest.threads import FOLLOWS, follows_edge, thread_orders, window_row
 from graphmem.model import Edge, Memory, window_namespace
 from graphmem.stores.base import MemoryStore
 
@@ -19,7 +19,7 @@ def expected_threads(mems: list[Memory], context: ContextSettings,
     """FOLLOWS edges by key and window rows by id, as ingest would have written them."""
     follows: dict[tuple[str, str, str], Edge] = {}
     windows: dict[str, Memory] = {}
-    for order in ThreadKeeper._threads(mems).values():
+    for order in thread_orders(mems).values():
         for left, right in zip(order, order[1:], strict=False):
             edge = follows_edge(left.namespace, left, right, edges.follows_weight)
             follows[edge.key] = edge

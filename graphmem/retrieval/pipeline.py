@@ -139,13 +139,12 @@ class SearchPipeline:
             stats, pool, pool_read = lexical() if lexical else (None, [], {})
             read.update(pool_read)
             own = self._score_key(q, terms, qvec, vec_ids, pool, read, stats)
+            # the window key runs first: memories only a window found join the memory key's scores
+            windows = self._window_key(q, terms, qvec, wns, own, stats) if use_ctx else None
             fused = recall.fuse(own.vector, own.lexical, cfg)
-            windows: _Key | None = None
-            if use_ctx:
-                windows = self._window_key(q, terms, qvec, wns, own, stats)
+            if windows is not None:
                 weights = (cfg.context_vector_weight, cfg.context_lexical_weight)
-                fused = recall.with_windows(recall.fuse(own.vector, own.lexical, cfg),
-                                            recall.fuse(windows.vector, windows.lexical, cfg, weights),
+                fused = recall.with_windows(fused, recall.fuse(windows.vector, windows.lexical, cfg, weights),
                                             windows.turns, {"memory": set(own.ids), "window": set(windows.ids)},
                                             cfg)
             cands: dict[str, Candidate] = {}
