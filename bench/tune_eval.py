@@ -120,6 +120,8 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         # (router_topic_boost=.1 lost at both weights in the first run: bench/results/cv/topics-first.json)
         return [("default", "default", {}),
                 ("default, min_edge_weight=.2", "default", {"expansion_min_edge_weight": 0.2})]
+    elif name == "cv-context":    # the ladder with context windows, and the knobs of the window key
+        return context_grid()
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
@@ -140,6 +142,25 @@ def cv_grid(moves: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str, dic
             if family == "hybrid" and not set(move) <= first_stage:
                 continue
             rows.append((f"{family}, {label}", family, move))
+    return rows
+
+
+def context_grid() -> list[tuple[str, str, dict[str, Any]]]:
+    """The ladder with the context stage between hybrid and expansion (``hybrid`` runs without it,
+    ``hybrid_context`` with it), each family's defaults first, then one-knob moves: the window's
+    share, the weights within each key, and FOLLOWS in expansion."""
+    weights = [("context_weight=.3", {"context_weight": 0.3}), ("context_weight=.7", {"context_weight": 0.7}),
+               ("window vector=.7 lexical=.3", {"context_vector_weight": 0.7, "context_lexical_weight": 0.3}),
+               ("window vector=.3 lexical=.7", {"context_vector_weight": 0.3, "context_lexical_weight": 0.7}),
+               ("vector_weight=.6 lexical=.4", {"vector_weight": 0.6, "lexical_weight": 0.4})]
+    rows: list[tuple[str, str, dict[str, Any]]] = [("lexical", "lexical", {}), ("vector", "vector", {}),
+                                                   ("hybrid", "hybrid", {})]
+    for family in ("hybrid_context", "hybrid_expansion", "default"):
+        rows.append((family, family, {}))
+        rows += [(f"{family}, {label}", family, move) for label, move in weights]
+    rows += [("default, no FOLLOWS", "default", {"edge_type_weights": {"FOLLOWS": 0.0}}),
+             ("default, merge_bonus=.5", "default", {"expansion_merge_bonus": 0.5}),
+             ("default, no SHARES_TAG", "default", {"edge_type_weights": {"SHARES_TAG": 0.0}})]
     return rows
 
 
@@ -193,7 +214,8 @@ def datasets(which: str, only: list[str] | None) -> list[dict[str, Any]]:
             raise SystemExit(f"locomo-dev not found at {base} (set GRAPHMEM_LOCOMO_DIR)")
         out.append({"name": "locomo" + (f"[{','.join(only)}]" if only else ""),
                     "memories": base / "memories.jsonl", "queries": base / "queries_no_adv.jsonl",
-                    "scope": "conversation", "only": only, "hard": ("category", 1)})
+                    "scope": "conversation", "only": only, "hard": ("category", 1),
+                    "thread_by": "category", "seq_by": "turn_index"})
     return out
 
 
@@ -246,7 +268,7 @@ def run_cv(args: argparse.Namespace) -> None:
                               recipes=["hybrid"],
                               only_namespaces=ds["only"], limit_queries=args.limit_queries,
                               ingest_overrides=ingest_overrides(edges), progress=False, cache_queries=True,
-                              model_override=model)
+                              model_override=model, thread_by=ds["thread_by"], seq_by=ds["seq_by"])
         evaluate(options, on_engine=on_engine)
     report = build_cv_report(grid, families, meta["groups"], meta["categories"], CV_METRICS, args.objective,
                              n_boot=args.bootstrap, per_query=PER_QUERY)
@@ -267,7 +289,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
-                                                     "cv-model", "cv-topics"],
+                                                     "cv-model", "cv-topics", "cv-context"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")

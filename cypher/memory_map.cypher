@@ -6,5 +6,5 @@
 // list, decoded with one np.frombuffer); the list is only for memories written before it existed.
 m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason, .metadata,
    .created_at, .updated_at, .valid_until, .expires_at, .health, .health_reasons, .source_weight,
-   .term_counts, .near_duplicate_of, .evidence, .topics,
+   .term_counts, .near_duplicate_of, .evidence, .topics, .thread, .seq,
    embedding: coalesce(m.embedding_f32, m.embedding)}

@@ -7,7 +7,12 @@
 //   (:Memory {namespace, id, content, content_hash, tags, category, source, reason,
 //             metadata, created_at, updated_at, valid_until, expires_at, embedding, embedding_f32,
 //             health, health_reasons, source_weight, term_counts, term_keys, doc_length,
-//             terms, near_duplicate_of, evidence, topics, topic_labels})
+//             terms, near_duplicate_of, evidence, topics, topic_labels, thread, seq, thread_pos})
+//       thread / seq: the conversation and position (optional); thread_pos = model.thread_position,
+//       one string whose order is the thread's order (thread_context.cypher seeks it).
+//       A thread member's context window is a :Memory of the same id in the companion namespace
+//       "~window:<namespace>" (model.window_namespace), so the same vector and full-text indexes
+//       hold it; it has no tags' edges of its own.
 //       embedding_f32 = the embedding as little-endian float32 bytes (what reads return: under half
 //       the float list's Bolt size; the list is what the vector index holds);
 //       metadata / health_reasons / term_counts / evidence / topics are JSON strings;
@@ -20,6 +25,8 @@
 //       tags are case-folded, so never collide); the memory lists them in topic_labels.
 //   (:Memory)-[:SHARES_TAG|SAME_CATEGORY|OVERLAPS|RELATED {weight, reason}]->(:Memory)
 //       stored once, from the smaller id to the larger; reason is a JSON string.
+//   (:Memory)-[:FOLLOWS {weight, reason}]->(:Memory)
+//       from a thread's earlier memory to the next one (at most one each way per memory).
 //   (:TermDF {namespace, term, df})           document frequency per term
 //   (:CategoryCount {namespace, category, n})   memories per category (router, O(1))
 //   (:NamespaceStats {namespace, n_docs, total_length})
@@ -67,6 +74,10 @@ FOR (m:Memory) ON (m.namespace, m.category, m.created_at, m.id);
 // list_memories / iter_memories: a page = the next entries of (namespace, created_at, id).
 CREATE RANGE INDEX memory_created_order IF NOT EXISTS
 FOR (m:Memory) ON (m.namespace, m.created_at, m.id);
+
+// thread_context: the memories just before / after a position in a thread.
+CREATE RANGE INDEX memory_thread_order IF NOT EXISTS
+FOR (m:Memory) ON (m.namespace, m.thread, m.thread_pos);
 
 // tag_members: the newest links of a tag = the last entries of (namespace, tag).
 CREATE RANGE INDEX tagged_order IF NOT EXISTS

@@ -17,7 +17,7 @@ from typing import Any
 from graphmem.errors import ConfigError
 
 DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
-STAGES = ("router", "lexical", "vector", "expansion", "health", "source")
+STAGES = ("router", "lexical", "vector", "context", "expansion", "health", "source")
 
 
 def deep_merge(base: dict, override: dict) -> dict:
@@ -136,12 +136,24 @@ class EdgeSettings:
     lexical_max_postings: int
     topic_tag_weight: float
     topic_max_df_ratio: float
+    follows_weight: float
 
     def max_degree(self, edge_type: str) -> int:
         return {"SHARES_TAG": self.max_degree_shares_tag,
                 "SAME_CATEGORY": self.max_degree_same_category,
                 "OVERLAPS": self.max_degree_overlaps,
-                "RELATED": self.max_degree_related}[edge_type]
+                "RELATED": self.max_degree_related,
+                "FOLLOWS": 2}[edge_type]   # one before, one after (the thread check verifies which)
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    """Context windows of thread members (``ingest/threads.py``): which turns a window spans."""
+
+    enabled: bool
+    before: int
+    after: int
+    separator: str
 
 
 @dataclass(frozen=True)
@@ -212,6 +224,7 @@ class McpSettings:
 class ModelSettings:
     name: str
     dir: str
+    prepare_on_first_use: bool
 
 
 def tunable(low: float | None = None, high: float | None = None, *, ceiling: str | None = None,
@@ -244,6 +257,10 @@ class SearchConfig:
     rrf_k: int = tunable(0, 10000)
     vector_weight: float = tunable(0.0, 10.0)
     lexical_weight: float = tunable(0.0, 10.0)
+    context_weight: float = tunable(0.0, 1.0, description=(
+        "Share of a thread member's context-window score in its recall score (the rest is its own text's)."))
+    context_vector_weight: float = tunable(0.0, 10.0, description="Vector weight within the window key.")
+    context_lexical_weight: float = tunable(0.0, 10.0, description="Full-text weight within the window key.")
     router_boost: float = tunable(0.0, 10.0)
     router_topic_boost: float = tunable(0.0, 10.0, description="Bonus per extracted topic the query names.")
     recency_weight: float = tunable(0.0, 10.0)
@@ -293,6 +310,7 @@ class Settings:
     api: ApiSettings
     mcp: McpSettings
     topics: TopicSettings
+    context: ContextSettings
     search: SearchConfig
     recipes: dict[str, SearchConfig] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -367,6 +385,7 @@ def settings_from_dict(data: dict) -> Settings:
         api=_build(ApiSettings, data["api"], "api"),
         mcp=_build(McpSettings, data["mcp"], "mcp"),
         topics=_build(TopicSettings, data["topics"], "topics"),
+        context=_build(ContextSettings, data["context"], "context"),
         search=base_search,
         recipes=recipes,
         raw=data,

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.config import Settings, load_settings
-from graphmem.embedding.embedder import Embedder, load_embedder
+from graphmem.embedding.embedder import Embedder
+from graphmem.embedding.first_use import open_embedder
 from graphmem.errors import NotFoundError, ValidationError
 from graphmem.ingest.service import Ingestor, IngestResult, PreparedBatch
 from graphmem.ingest.validate import validate_id, validate_namespace
@@ -70,7 +71,7 @@ class Graphmem:
         if embedder is None:
             cache = Path(settings.store.data_dir) / "embedding-cache.sqlite"
             cache.parent.mkdir(parents=True, exist_ok=True)
-            embedder = load_embedder(settings.model.name, settings.model.dir or None, cache_path=cache)
+            embedder = open_embedder(settings, cache)
         return cls(settings, open_store(settings.store), embedder, reindexing=reindexing)
 
     def close(self) -> None:
@@ -246,7 +247,8 @@ class Graphmem:
         from graphmem.ops.check import check_store
 
         return check_store(self.store, self.settings.edges, self.settings.store.check_recall_depth,
-                           [validate_namespace(ns) for ns in namespaces] if namespaces else None, repair)
+                           [validate_namespace(ns) for ns in namespaces] if namespaces else None, repair,
+                           self.settings.context)
 
     def dump(self, out, namespaces: list[str] | None = None) -> dict[str, int]:
         """A portable JSONL dump of memories and edges (either store; see ``ops/backup.py``)."""

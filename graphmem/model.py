@@ -15,11 +15,33 @@ import numpy as np
 from graphmem.fastjson import loads
 
 LINK_TYPES = ("SHARES_TAG", "SAME_CATEGORY", "OVERLAPS")   # maintained automatically on ingest
-EDGE_TYPES = (*LINK_TYPES, "RELATED")                        # RELATED: explicit, evidence-gated
+# RELATED: explicit, evidence-gated; FOLLOWS: a thread's order (earlier -> later), kept by ingest
+EDGE_TYPES = (*LINK_TYPES, "RELATED", "FOLLOWS")
+# A thread member's context window is stored as a row of the same id in this companion namespace
+# (user namespaces never contain "~"), so both stores index it with their own vector and full-text
+# indexes; stores leave these namespaces out of ``namespaces()`` and ``stats``.
+WINDOW_NAMESPACE_PREFIX = "~window:"
 # Extracted topics live in the tag index under this prefix. Caller tags are case-folded
 # (``text.normalize_tag``), so a label starting with an upper-case letter is never a caller's.
 TOPIC_LABEL_PREFIX = "Topic:"
 HEALTH_BINS = ("0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0")   # the stats histogram
+
+
+def window_namespace(namespace: str) -> str:
+    """The companion namespace holding ``namespace``'s context windows."""
+    return WINDOW_NAMESPACE_PREFIX + namespace
+
+
+def is_window_namespace(namespace: str) -> bool:
+    return namespace.startswith(WINDOW_NAMESPACE_PREFIX)
+
+
+def thread_position(seq: int | None, created_at: str, memory_id: str) -> str:
+    """A memory's sort key within its thread, as one string (string order = thread order in both
+    stores): by ``seq`` when given, then created_at, then id; memories without ``seq`` follow
+    those with one."""
+    head = f"{seq:016d}" if seq is not None else "~"
+    return f"{head}|{created_at}|{memory_id}"
 
 
 def health_bin(bucket: int) -> str:
@@ -88,6 +110,13 @@ class Memory:
     near_duplicate_of: str | None = None
     evidence: dict[str, Any] | None = None
     topics: list[dict[str, str]] = field(default_factory=list)   # extracted: [{"topic", "quote"}]
+    thread: str | None = None              # the conversation (session, chat) it belongs to
+    seq: int | None = None                 # its position there (None: created_at order)
+
+    @property
+    def thread_pos(self) -> str | None:
+        """Sort key within the thread (``thread_position``); None outside a thread."""
+        return None if self.thread is None else thread_position(self.seq, self.created_at, self.id)
 
     @property
     def topic_labels(self) -> list[str]:
@@ -125,6 +154,8 @@ class Memory:
             "source_weight": round(self.source_weight, 4),
             "near_duplicate_of": self.near_duplicate_of,
             "topics": [dict(t) for t in self.topics],
+            "thread": self.thread,
+            "seq": self.seq,
         }
         if self.evidence is not None:
             out["evidence"] = self.evidence

@@ -19,4 +19,4 @@ echo "Neo4j for tests: $GRAPHMEM_NEO4J_URI" >&2
 
 ruff check graphmem tests bench
 mypy
-python -m pytest -q -p no:cacheprovider "$@"
+python -m pytest -q -p no:cacheprovider --durations=15 "$@"

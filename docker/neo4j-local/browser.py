@@ -100,10 +100,17 @@ def serve(root: Path, port: int = 0) -> ThreadingHTTPServer:
     return ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Handler, directory=str(root)))
 
 
+def page_url(http_port: int, bolt_uri: str) -> str:
+    """The Browser's address for the local server. Browser 5.24 reads ``connectURL`` (the server)
+    and ``preselectAuthMethod`` (the connect form's authentication type): with ``NO_AUTH`` the form
+    opens on "No authentication" and connects at once, as the local server runs without auth."""
+    bolt = bolt_uri.replace("127.0.0.1", "localhost")
+    return f"http://localhost:{http_port}/?connectURL={bolt}&preselectAuthMethod=NO_AUTH"
+
+
 def instructions(http_port: int, bolt_uri: str) -> str:
     bolt = bolt_uri.replace("127.0.0.1", "localhost")
-    return (f"Neo4j Browser: http://localhost:{http_port}/?connectURL={bolt}\n"
-            f"  connect: Connect URL {bolt}, Authentication type 'No authentication' (the local server runs "
-            "without auth)\n"
+    return (f"Neo4j Browser: {page_url(http_port, bolt_uri)}\n"
+            f"  connects to {bolt} with 'No authentication' (preselected; the local server runs without auth)\n"
             f"  guide:   :play http://localhost:{http_port}/{GUIDE}  (graphmem's saved queries, runnable)\n"
             "  Ctrl-C stops serving the Browser (the Neo4j server keeps running).")

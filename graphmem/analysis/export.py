@@ -27,7 +27,7 @@ FORMATS = ("graphml", "gexf", "json")
 # present only when set, as in the API.
 MEMORY_KEYS = ("namespace", "content", "tags", "category", "source", "reason", "metadata", "created_at",
                "updated_at", "valid_until", "expires_at", "health", "health_reasons", "source_weight",
-               "near_duplicate_of")
+               "near_duplicate_of", "thread", "seq")
 _SCALARS = (str, int, float, bool)
 # JSON-encoded attributes of a mirror; used when a file does not say (GEXF drops graph attributes).
 JSON_ATTRS = {"node": ["evidence", "health_reasons", "metadata", "result_why", "tags", "topics"],

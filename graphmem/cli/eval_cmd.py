@@ -34,6 +34,8 @@ from graphmem.cli.context import CliContext, pass_cli
 @click.option("--limit-queries", type=click.IntRange(1), help="Score only the first N queries.")
 @click.option("--only", "only_namespaces", multiple=True, help="Keep only these scope values (repeatable).")
 @click.option("--by", "by", multiple=True, help="Break metrics down by this query field (repeatable).")
+@click.option("--thread-by", help="Field (top level or metadata) giving each memory its thread, e.g. category.")
+@click.option("--seq-by", help="Field giving each memory its position in the thread, e.g. turn_index.")
 @click.option("--store-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Keep the sqlite eval store here (default: a temp dir removed afterwards).")
 @click.option("--embedding-cache", type=click.Path(dir_okay=False, path_type=Path),
@@ -44,7 +46,8 @@ from graphmem.cli.context import CliContext, pass_cli
               help="Directory for report.json and the PNG plots.")
 @pass_cli
 def eval_(cli: CliContext, memories, queries, scope, config_path, recipes, k, depth, store_kind,
-          limit_queries, only_namespaces, by, store_dir, embedding_cache, plots, progress, output) -> None:
+          limit_queries, only_namespaces, by, thread_by, seq_by, store_dir, embedding_cache, plots, progress,
+          output) -> None:
     """Evaluate retrieval on labelled queries: every configuration on one fresh store."""
     from graphmem.eval.provenance import provenance
     from graphmem.eval.report import build_report, plot_all, print_tables, write_json
@@ -55,7 +58,8 @@ def eval_(cli: CliContext, memories, queries, scope, config_path, recipes, k, de
         memories=memories, queries=queries, scope=scope, config=config_path, recipes=list(recipes), k=k,
         depth=depth, store=kind, data_dir=store_dir, embedding_cache=embedding_cache,
         limit_queries=limit_queries, only_namespaces=list(only_namespaces) or None, by=list(by),
-        progress=progress, store_settings=cli.settings().store if kind != "sqlite" else None)
+        progress=progress, store_settings=cli.settings().store if kind != "sqlite" else None,
+        thread_by=thread_by, seq_by=seq_by)
     run = evaluate(options)
     report = build_report(run)
     report["command"] = "graphmem " + shlex.join(sys.argv[1:])     # how to reproduce this report

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphmem.cli.context import CliContext, pass_cli
+from graphmem.contract.requests import DEFAULT_SOURCE
 from graphmem.retrieval.request import parse_filters
 from graphmem.retrieval.why_text import why_parts
 
@@ -22,41 +23,62 @@ def _echo_json(data) -> None:
 
 @click.command()
 @click.argument("content")
-@click.option("--tag", "tags", multiple=True, help="Tag (repeatable).")
+@click.option("--tags", "--tag", "tags", multiple=True,
+              help="Tag (repeatable: --tags a --tags b; --tag is an alias).")
 @click.option("--category")
-@click.option("--source", default="manual_fix", show_default=True)
+@click.option("--source", help=f"Provenance [default: {DEFAULT_SOURCE}, as over HTTP and MCP].")
 @click.option("--reason")
 @click.option("--id", "memory_id", help="Idempotency key / explicit id.")
+@click.option("--thread", help="The conversation it belongs to (linked by FOLLOWS, with a context window).")
+@click.option("--seq", type=int, help="Its position in the thread (default: created_at order).")
 @click.option("--namespace", "-n", default="default", show_default=True)
 @pass_cli
-def add(cli: CliContext, content, tags, category, source, reason, memory_id, namespace) -> None:
+def add(cli: CliContext, content, tags, category, source, reason, memory_id, thread, seq, namespace) -> None:
     """Add one memory."""
     data = {"content": content, "tags": list(tags), "category": category, "source": source,
-            "reason": reason, "id": memory_id}
+            "reason": reason, "id": memory_id, "thread": thread, "seq": seq}
     result = cli.engine().add({k: v for k, v in data.items() if v is not None}, namespace)
     _echo_json(result.to_dict())
 
 
+IMPORT_FORMATS = ("memories", "chatgpt", "claude", "messages", "transcript")
+
+
 @click.command(name="import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--format", "fmt", type=click.Choice(IMPORT_FORMATS), default="memories", show_default=True,
+              help="memories: JSONL of memory records; chatgpt / claude: their conversations.json export; "
+                   "messages: JSONL of chat messages with a thread; transcript: 'Speaker: text' lines "
+                   "(see docs/chat-import.md).")
+@click.option("--thread", help="Thread of a transcript [default: transcript:<file stem>].")
 @click.option("--namespace", "-n", default="default", show_default=True,
               help="Namespace for lines that do not name one.")
 @click.option("--namespace-field", help="Metadata field whose value becomes the namespace (e.g. conversation).")
 @click.option("--batch-size", type=int, default=None,
               help="Memories per chunk [default: ingest.import_chunk_size].")
 @pass_cli
-def import_(cli: CliContext, path, namespace, namespace_field, batch_size) -> None:
-    """Import a JSONL file of memories (batched, idempotent) with a progress bar and summary."""
+def import_(cli: CliContext, path, fmt, thread, namespace, namespace_field, batch_size) -> None:
+    """Import memories or a chat export (batched, idempotent) with a progress bar and summary."""
     from graphmem.ingest.bulk import import_jsonl
+    from graphmem.ingest.chat import import_chat
 
-    summary = import_jsonl(cli.engine(), path, namespace, namespace_field, batch_size, progress=True)
+    if fmt == "memories":
+        if thread:
+            raise click.UsageError("--thread applies to chat formats (transcript)")
+        summary = import_jsonl(cli.engine(), path, namespace, namespace_field, batch_size, progress=True)
+        place = "line"
+    else:
+        if namespace_field:
+            raise click.UsageError("--namespace-field applies to --format memories only")
+        summary = import_chat(cli.engine(), path, fmt, namespace, thread, batch_size, progress=True)
+        place = "message"
     table = Table(title=escape(f"import {path}"))
     for col in ("created", "duplicate", "rejected"):
         table.add_column(col, justify="right")
     table.add_row(str(summary["created"]), str(summary["duplicate"]), str(summary["rejected"]))
     console.print(table)
-    for line in summary["rejections"][:20]:
-        console.print(escape(f"  line {line['line']}: {line['code']}: {line['message']} (field: {line['field']})"))
+    for row in summary["rejections"][:20]:
+        console.print(escape(f"  {place} {row[place]}: {row['code']}: {row['message']} (field: {row['field']})"))
     if len(summary["rejections"]) > 20:
         console.print(f"  ... {len(summary['rejections']) - 20} more rejections")
 
@@ -92,8 +114,10 @@ def _why_text(why: dict) -> str:
 @click.option("--no", "disabled", multiple=True,
               type=click.Choice(["router", "lexical", "vector", "expansion", "health", "source"]),
               help="Disable a stage (repeatable).")
-@click.option("--tag", "tags", multiple=True, help="Filter: memory must carry this tag.")
-@click.option("--category", "categories", multiple=True, help="Filter: category (any of).")
+@click.option("--tags", "--tag", "tags", multiple=True,
+              help="Filter: memory must carry this tag (repeatable: all must match; --tag is an alias).")
+@click.option("--categories", "--category", "categories", multiple=True,
+              help="Filter: category (repeatable: any of; --category is an alias).")
 @click.option("--explain", is_flag=True, help="Show why each result is there.")
 @click.option("--trace", is_flag=True, help="Show per-stage counts and timings.")
 @click.option("--json", "as_json", is_flag=True, help="Print the raw JSON response.")

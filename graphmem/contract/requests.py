@@ -30,6 +30,7 @@ from graphmem.contract.types import (
 from graphmem.model import EDGE_TYPES
 
 CURSOR_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z~.+$"
+DEFAULT_SOURCE = "unknown"     # a memory stored without a source (HTTP, MCP, CLI and imports alike)
 PATCHABLE = ("content", "tags", "category", "source", "reason", "metadata", "valid_until", "expires_at")
 
 
@@ -83,9 +84,11 @@ def limit_models(limits: Limits) -> SimpleNamespace:
     lim = limits
     Id = memory_id(lim.max_id_chars, "Letters, digits and _ . : @ - in '/'-separated segments.")
     Tag = text(lim.max_tag_chars, NAME_PATTERN)
+    Thread = text(lim.max_id_chars, NAME_PATTERN)
     Category = text(lim.max_category_chars, NAME_PATTERN)
     Source = text(lim.max_source_chars, NAME_PATTERN,
-                  "Provenance; ranks by [sources.ranks] (e.g. memory_tool, MEMORY.md).")
+                  f"Provenance; ranks by [sources.ranks] (e.g. memory_tool, MEMORY.md); "
+                  f"default {DEFAULT_SOURCE}.")
     Health = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
     class Evidence(Body):
@@ -129,6 +132,11 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         namespace: Namespace | None = None
         content: text(lim.max_content_chars)  # type: ignore[valid-type]
         created_at: Timestamp | None = None
+        thread: Thread | None = Field(None, description=(  # type: ignore[valid-type]
+            "The conversation it belongs to (a session or chat id): consecutive memories of a thread are "
+            "linked by FOLLOWS edges and each gets a context window as a second recall key."))
+        seq: int_range(0, 2**53) | None = Field(  # type: ignore[valid-type]
+            None, description="Position within the thread; without it, created_at order (after numbered ones).")
         extracted: bool = Field(False, description="Extracted by a model: evidence is then required.")
         evidence: Evidence | None = None
 

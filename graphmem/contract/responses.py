@@ -12,7 +12,7 @@ from pydantic import Field, NonNegativeInt, RootModel
 from graphmem.contract.types import Output
 from graphmem.model import EDGE_TYPES
 
-EdgeTypeName = Literal["SHARES_TAG", "SAME_CATEGORY", "OVERLAPS", "RELATED"]
+EdgeTypeName = Literal["SHARES_TAG", "SAME_CATEGORY", "OVERLAPS", "RELATED", "FOLLOWS"]
 Kind = Literal["direct", "related", "direct+related"]
 assert set(EdgeTypeName.__args__) == set(EDGE_TYPES)   # type: ignore[attr-defined]
 
@@ -74,6 +74,8 @@ class Memory(Output):
     topics: list[Topic] = Field(default_factory=list, description=(
         "Extracted at ingest (names and salient words, each with the span it comes from); they link "
         "memories through SHARES_TAG like tags do. Kept apart from `tags`, which are the caller's own."))
+    thread: str | None = Field(None, description="The conversation (session, chat) the memory belongs to.")
+    seq: int | None = Field(None, description="Its position in the thread (none: created_at order).")
 
 
 class CreateResult(Output):
@@ -115,10 +117,23 @@ class Hit(Output):
     score: float
 
 
+class WindowWhy(Output):
+    """How the memory's context window (its thread's turns around it) matched the query."""
+
+    vector: Hit | None = None
+    lexical: Hit | None = None
+    fused: float
+    weight: float = Field(description="Share of the window in the memory's recall score (context_weight).")
+    turns: list[str] = Field(description="Ids of the memories the window spans, in thread order.")
+
+
 class DirectWhy(Output):
     vector: Hit | None = None
     lexical: Hit | None = None
     fused: float
+    keys: list[Literal["memory", "window"]] | None = Field(
+        None, description="Which recall keys found it: the memory's own text, its context window, or both.")
+    window: WindowWhy | None = None
 
 
 class RelatedPath(Output):
@@ -236,6 +251,7 @@ class EdgeCounts(Output):
     SAME_CATEGORY: NonNegativeInt
     OVERLAPS: NonNegativeInt
     RELATED: NonNegativeInt
+    FOLLOWS: NonNegativeInt
 
 
 class DegreeStats(Output):
@@ -243,6 +259,7 @@ class DegreeStats(Output):
     SAME_CATEGORY: Degree
     OVERLAPS: Degree
     RELATED: Degree
+    FOLLOWS: Degree
 
 
 class Server(Output):

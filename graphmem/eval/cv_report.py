@@ -20,6 +20,7 @@ from graphmem.eval import cv
 from graphmem.eval.edge_report import print_edges, summarize_edges
 
 ADJACENT = (("vector", "lexical"), ("hybrid", "lexical"), ("hybrid", "vector"),
+            ("hybrid_context", "hybrid"), ("hybrid_expansion", "hybrid_context"),
             ("hybrid_expansion", "hybrid"), ("default", "hybrid_expansion"), ("default", "hybrid"),
             ("default +topics", "default"), ("hybrid_expansion +topics", "hybrid_expansion"))
 

@@ -101,11 +101,19 @@ def _namespace(value: Any, prefix: str) -> str:
         return validate_namespace(safe.lstrip("_.:-") or DEFAULT_NAMESPACE)
 
 
+def _field(item: dict[str, Any], name: str) -> Any:
+    """A top-level field, else the same key of ``metadata``."""
+    return item.get(name, (item.get("metadata") or {}).get(name))
+
+
 def scope_memories(rows: list[dict[str, Any]], scope: str | None, limits, namespace: str = DEFAULT_NAMESPACE,
-                   prefix: str = "") -> tuple[list[dict[str, Any]], dict[str, str], int]:
+                   prefix: str = "", thread_by: str | None = None,
+                   seq_by: str | None = None) -> tuple[list[dict[str, Any]], dict[str, str], int]:
     """Import-ready copies: namespace = own ``namespace`` field, else ``metadata[scope]`` (or a
     top-level ``scope`` field), else ``namespace``; ids made storable (missing ids get the line
-    number, so runs are deterministic rather than uuid-random)."""
+    number, so runs are deterministic rather than uuid-random). ``thread_by`` / ``seq_by`` name the
+    fields (top level or metadata) that give a memory without its own ``thread`` its thread and
+    position (LoCoMo: a session is a thread, ``category`` and ``turn_index``)."""
     out: list[dict[str, Any]] = []
     ids: dict[str, str] = {}
     renamed = 0
@@ -121,6 +129,10 @@ def scope_memories(rows: list[dict[str, Any]], scope: str | None, limits, namesp
         if scoped is None and scope:
             scoped = (item.get("metadata") or {}).get(scope, item.get(scope))
         item["namespace"] = _namespace(scoped if scoped is not None else namespace, prefix)
+        if thread_by and item.get("thread") is None and _field(item, thread_by) is not None:
+            item["thread"] = str(_field(item, thread_by))
+            if seq_by and isinstance(_field(item, seq_by), int):
+                item["seq"] = _field(item, seq_by)
         if scope and scope in item and scope not in WRITABLE_FIELDS:
             item.pop(scope)          # a top-level scope field that is not a memory field
         out.append(item)
@@ -147,10 +159,11 @@ def parse_query(row: dict[str, Any], scope: str | None, namespace: str = DEFAULT
 
 def load_dataset(memories: str | Path, queries: str | Path, limits, scope: str | None = None,
                  namespace: str = DEFAULT_NAMESPACE, prefix: str = "",
-                 limit_queries: int | None = None, only_namespaces: list[str] | None = None) -> EvalDataset:
+                 limit_queries: int | None = None, only_namespaces: list[str] | None = None,
+                 thread_by: str | None = None, seq_by: str | None = None) -> EvalDataset:
     """Read both files. ``only_namespaces`` keeps a subset (e.g. one LoCoMo conversation, for
     a fast test); ``limit_queries`` keeps the first N queries (after that subset)."""
-    mems, ids, renamed = scope_memories(read_jsonl(memories), scope, limits, namespace, prefix)
+    mems, ids, renamed = scope_memories(read_jsonl(memories), scope, limits, namespace, prefix, thread_by, seq_by)
     qs = [parse_query(r, scope, namespace, prefix) for r in read_jsonl(queries)]
     if only_namespaces is not None:
         keep = {_namespace(n, prefix) for n in only_namespaces}

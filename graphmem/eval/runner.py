@@ -35,7 +35,7 @@ from graphmem.eval.dataset import EvalDataset, EvalQuery, load_dataset
 from graphmem.eval.metrics import edge_key
 from graphmem.ingest.bulk import add_in_chunks
 
-BUILTIN_RECIPES = ("lexical", "vector", "hybrid", "hybrid_expansion", "default")
+BUILTIN_RECIPES = ("lexical", "vector", "hybrid", "hybrid_context", "hybrid_expansion", "default")
 STAGE_NAMES = ("router", "recall", "expansion", "weighting", "rank")
 LOW_HEALTH = 0.5
 
@@ -71,6 +71,8 @@ class EvalOptions:
     ingest_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)   # e.g. {"edges": {...}}
     cache_queries: bool = False       # True (tuning): queries from the cache too; latency then omits the model
     model_override: dict[str, str] = field(default_factory=dict)   # [model] keys, e.g. {"name": ...}
+    thread_by: str | None = None      # field giving each memory its thread (LoCoMo: category = session)
+    seq_by: str | None = None         # field giving its position there (LoCoMo: turn_index)
 
 
 @dataclass
@@ -281,7 +283,8 @@ def evaluate(options: EvalOptions,
     prefix = f"ev{uuid.uuid4().hex[:8]}-" if options.store != "sqlite" else ""
     dataset = load_dataset(options.memories, options.queries, settings.limits, options.scope,
                            prefix=prefix, limit_queries=options.limit_queries,
-                           only_namespaces=options.only_namespaces)
+                           only_namespaces=options.only_namespaces, thread_by=options.thread_by,
+                           seq_by=options.seq_by)
     engine = open_engine(settings, options, data_dir, known)
     try:
         summary = ingest(engine, dataset, options.progress)

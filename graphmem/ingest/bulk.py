@@ -71,16 +71,23 @@ def import_jsonl(engine, path: str | Path, namespace: str = "default", namespace
     """Import every line; a memory's namespace is its own ``namespace``, else
     ``metadata[namespace_field]``, else ``namespace``. ``batch_size``: memories per chunk
     (None: ingest.import_chunk_size), capped by limits.max_batch."""
-    rows = read_jsonl(path)
+    return import_records(engine, read_jsonl(path), namespace, namespace_field, batch_size, progress)
+
+
+def import_records(engine, rows: list[tuple[Any, Any]], namespace: str = "default",
+                   namespace_field: str | None = None, batch_size: int | None = None,
+                   progress: bool = False, place: str = "line") -> dict[str, Any]:
+    """Import (place, item) rows, an item being a memory dict or the ValidationError of a line
+    that did not parse; rejections name their ``place`` (a line number, a message id)."""
     batch_size = engine.settings.ingest.import_chunk_size if batch_size is None else batch_size
     batch_size = max(1, min(batch_size, engine.settings.limits.max_batch))
     summary: dict[str, Any] = {"created": 0, "duplicate": 0, "rejected": 0, "rejections": [], "ids": {}}
     bar = tqdm(total=len(rows), unit="mem", disable=not progress, desc="import")
-    groups: dict[str, list[tuple[int, Any]]] = {}
+    groups: dict[str, list[tuple[Any, Any]]] = {}
     for number, item in rows:
         if isinstance(item, ValidationError):
             summary["rejected"] += 1
-            summary["rejections"].append({"line": number, **item.to_dict()})
+            summary["rejections"].append({place: number, **item.to_dict()})
             bar.update(1)
             continue
         ns = namespace
@@ -94,9 +101,10 @@ def import_jsonl(engine, path: str | Path, namespace: str = "default", namespace
     for _ns, number, item, result in add_in_chunks(engine, groups, batch_size, bar):
         summary[result.status] += 1
         if result.error is not None:
-            summary["rejections"].append({"line": number, **result.error.to_dict()})
+            summary["rejections"].append({place: number, **result.error.to_dict()})
         elif result.memory is not None and isinstance(item, dict) and item.get("id"):
             summary["ids"][item["id"]] = result.memory.id
     bar.close()
-    summary["rejections"].sort(key=lambda r: r["line"])
+    if place == "line":
+        summary["rejections"].sort(key=lambda r: r["line"])
     return summary

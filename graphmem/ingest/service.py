@@ -24,9 +24,10 @@ from graphmem.ingest.evidence import check_evidence
 from graphmem.ingest.health import assess_health
 from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges, reason_labels, reweigh
 from graphmem.ingest.source import source_weight
+from graphmem.ingest.threads import ThreadKeeper
 from graphmem.ingest.topics import extract_topics
 from graphmem.ingest.validate import MemoryInput, validate_id, validate_memory, validate_patch
-from graphmem.model import LINK_TYPES, Edge, Memory, TermStats, utcnow_iso
+from graphmem.model import LINK_TYPES, Edge, Memory, TermStats, utcnow_iso, window_namespace
 from graphmem.stores.base import MemoryStore
 from graphmem.text import content_hash, rarest_terms, term_counts
 
@@ -66,6 +67,7 @@ class Ingestor:
         self.embedder = embedder
         self.clock = clock
         self.lock = threading.RLock()
+        self.threads = ThreadKeeper(store, settings.context, settings.edges)
 
     # -- building a memory ----------------------------------------------------------------
     def build(self, inp: MemoryInput, embedding: np.ndarray | None, created_at: str | None = None) -> Memory:
@@ -82,7 +84,7 @@ class Ingestor:
             health=health, health_reasons=reasons,
             source_weight=source_weight(inp.source, self.settings.sources),
             term_counts=term_counts(inp.content), evidence=inp.evidence,
-            topics=extract_topics(inp.content, self.settings.topics))
+            topics=extract_topics(inp.content, self.settings.topics), thread=inp.thread, seq=inp.seq)
 
     def _candidates(self, mem: Memory, view: Any, labels: list[str], stats: TermStats) -> list[Memory]:
         """Link candidates from the tag (and topic), category and lexical indexes (never a scan)."""
@@ -152,14 +154,17 @@ class Ingestor:
     def _save_new(self, mem: Memory) -> Memory:
         plan, near_dup = self._link(mem)
         mem.near_duplicate_of = near_dup
-        self.store.save_memory(mem, plan.add, plan.remove)
+        thread = self.threads.plan_writes(mem.namespace, [mem])
+        self.store.save_memory(mem, plan.add + thread.add, plan.remove + thread.remove, also=thread.windows)
         return mem
 
     # -- public operations ----------------------------------------------------------------
     def _existing(self, inp: MemoryInput, by_id: Callable[[str], Memory | None] | None = None,
                   by_hash: Callable[[str], Memory | None] | None = None) -> IngestResult | None:
         """The stored memory ``inp`` duplicates (same id, else the oldest with the same content);
-        ConflictError for a known id with other content. Lookups default to the store's."""
+        ConflictError for a known id with other content. A thread turn with an id is known by its
+        id alone: "user: thanks" said in two chats is two turns, each needed in its thread.
+        Lookups default to the store's."""
         ns = inp.namespace
         by_id = by_id or (lambda key: self.store.get_memories(ns, [key]).get(key))
         by_hash = by_hash or (lambda digest: self.store.find_by_hash(ns, digest))
@@ -169,6 +174,8 @@ class Ingestor:
                 if found.content_hash != content_hash(inp.content):
                     raise ConflictError(f"id {inp.id!r} already exists with different content", field="id")
                 return IngestResult("duplicate", found, duplicate_of=found.id)
+            if inp.thread is not None:
+                return None
         same = by_hash(content_hash(inp.content))
         if same is not None:
             return IngestResult("duplicate", same, duplicate_of=same.id)
@@ -252,8 +259,10 @@ class Ingestor:
             plan, mem.near_duplicate_of = self._link(mem, view=view)
             view.add(mem, plan.add, plan.remove)
         added, removed = view.net_edges()
+        thread = self.threads.plan_writes(namespace, [mem for _, mem in created])
         try:
-            self.store.save_batch([mem for _, mem in created], added, removed)
+            self.store.save_batch([mem for _, mem in created] + thread.windows, added + thread.add,
+                                  removed + thread.remove)
         except StoreUnavailable:
             raise                       # an outage is not a per-item rejection
         except GraphmemError as exc:
@@ -275,29 +284,39 @@ class Ingestor:
                 source=changes.get("source", current.source), reason=changes.get("reason", current.reason),
                 metadata=changes.get("metadata", current.metadata),
                 valid_until=changes.get("valid_until", current.valid_until),
-                expires_at=changes.get("expires_at", current.expires_at), evidence=current.evidence)
+                expires_at=changes.get("expires_at", current.expires_at), evidence=current.evidence,
+                thread=current.thread, seq=current.seq)
             relink = any(k in changes for k in ("content", "tags", "category"))
             embedding = (self.embedder.embed_documents([inp.content])[0]
                          if "content" in changes else current.embedding)
             mem = self.build(inp, embedding, created_at=current.created_at)
             if not relink:
                 mem.near_duplicate_of = current.near_duplicate_of
-                self.store.save_memory(mem, [], [])
+                self.store.save_memory(mem, [], [], also=self.threads.plan_writes(namespace, [mem]).windows)
                 return mem
             return self._relink(current, mem)
 
     def _relink(self, current: Memory, mem: Memory) -> Memory:
         """Save ``mem`` over the stored ``current`` with its automatic edges planned anew (explicit
-        RELATED edges kept), as an update of its content, tags, category or topics needs."""
-        kept = self.store.edges_of(mem.namespace, [mem.id], types=["RELATED"])
+        RELATED edges and its thread's FOLLOWS edges kept), as an update of its content, tags,
+        category or topics needs; the context windows that hold it are rebuilt in the same write."""
+        kept = self.store.edges_of(mem.namespace, [mem.id], types=["RELATED", "FOLLOWS"])
         plan, near_dup = self._link(replace(mem), stored_tags=current.index_labels)
         mem.near_duplicate_of = near_dup
-        self.store.save_memory(mem, kept + plan.add, plan.remove, replace_edges=True)
+        self.store.save_memory(mem, kept + plan.add, plan.remove, replace_edges=True,
+                               also=self.threads.plan_writes(mem.namespace, [mem]).windows)
         return mem
 
     def delete(self, namespace: str, memory_id: str) -> bool:
+        """Delete a memory; a thread member's context window goes with it, the FOLLOWS edge across
+        its gap and the windows that held it are written in the same transaction."""
         with self.lock:
-            return self.store.delete_memory(namespace, memory_id)
+            current = self.store.get_memories(namespace, [memory_id]).get(memory_id)
+            if current is None or current.thread is None:
+                return self.store.delete_memory(namespace, memory_id)
+            plan = self.threads.plan_delete(current)
+            return self.store.delete_memory(namespace, memory_id, companions=[window_namespace(namespace)],
+                                            save=plan.windows, add_edges=plan.add)
 
     def relate(self, namespace: str, a: Any, b: Any, evidence: Any, label: str | None = None,
                weight: float | None = None) -> Edge:

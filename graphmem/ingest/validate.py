@@ -10,6 +10,7 @@ from typing import Any
 
 from graphmem.config import Limits
 from graphmem.contract import for_limits, validate
+from graphmem.contract.requests import DEFAULT_SOURCE
 from graphmem.contract.types import ID_PATTERN, NAMESPACE_PATTERN, PATTERN_MEANING
 from graphmem.errors import ValidationError
 from graphmem.ingest.evidence import check_evidence
@@ -18,7 +19,7 @@ from graphmem.text import normalize_category, normalize_tag
 _ID = re.compile(ID_PATTERN)
 _NAMESPACE = re.compile(NAMESPACE_PATTERN)
 WRITABLE_FIELDS = {"id", "namespace", "content", "tags", "category", "source", "reason", "metadata",
-                   "valid_until", "expires_at", "extracted", "evidence", "created_at"}
+                   "valid_until", "expires_at", "extracted", "evidence", "created_at", "thread", "seq"}
 PATCHABLE_FIELDS = {"content", "tags", "category", "source", "reason", "metadata",
                     "valid_until", "expires_at"}
 
@@ -30,13 +31,15 @@ class MemoryInput:
     id: str | None = None
     tags: list[str] = field(default_factory=list)
     category: str | None = None
-    source: str = "unknown"
+    source: str = DEFAULT_SOURCE
     reason: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     valid_until: str | None = None
     expires_at: str | None = None
     created_at: str | None = None
     evidence: dict[str, str] | None = None
+    thread: str | None = None
+    seq: int | None = None
 
 
 def validate_namespace(value: Any, field_name: str = "namespace") -> str:
@@ -73,8 +76,9 @@ def validate_memory(data: Any, limits: Limits, default_namespace: str = "default
     return MemoryInput(
         content=m.content.strip(), namespace=m.namespace or default_namespace, id=m.id,
         tags=normalize_tags(m.tags), category=normalize_category(m.category) if m.category else None,
-        source=_strip(m.source) or "unknown", reason=_strip(m.reason), metadata=m.metadata or {},
-        valid_until=m.valid_until, expires_at=m.expires_at, created_at=m.created_at, evidence=evidence)
+        source=_strip(m.source) or DEFAULT_SOURCE, reason=_strip(m.reason), metadata=m.metadata or {},
+        valid_until=m.valid_until, expires_at=m.expires_at, created_at=m.created_at, evidence=evidence,
+        thread=_strip(m.thread) or None, seq=m.seq)
 
 
 def validate_patch(data: Any, limits: Limits) -> dict[str, Any]:
@@ -91,7 +95,7 @@ def validate_patch(data: Any, limits: Limits) -> dict[str, Any]:
     if "category" in out:
         out["category"] = normalize_category(out["category"]) if out["category"] else None
     if "source" in out:
-        out["source"] = _strip(out["source"]) or "unknown"
+        out["source"] = _strip(out["source"]) or DEFAULT_SOURCE
     if "reason" in out:
         out["reason"] = _strip(out["reason"])
     if "metadata" in out:

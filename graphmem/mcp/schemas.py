@@ -4,6 +4,12 @@ Why no field list here: a tool takes the same request as its ``/v1`` operation (
 source for the contract), so its schema is that model's JSON schema with ``$defs`` inlined
 (tool clients resolve no references) and pydantic's generated titles dropped, plus the MCP-only
 fields: ``memory_id`` where the API has it in the path, and ``detail``.
+
+Optional fields are advertised by their plain type (``{"type": "integer", ...}``), not as
+``anyOf: [T, null]``: clients that convert text arguments by a property's top-level ``type``
+(the Inspector CLI, form-based hosts) can then fill them. Leaving a field out is how a caller
+asks for its default; an explicit ``null`` is still accepted, as over HTTP. Text sent for a
+non-string field is read by the one rule in ``graphmem.mcp.arguments``.
 """
 
 from __future__ import annotations
@@ -37,9 +43,26 @@ def _clean(schema: Any, defs: dict[str, Any], in_properties: bool = False) -> An
             for key, value in schema.items() if in_properties or key not in ("title", "$defs")}
 
 
+def _plain(schema: Any) -> Any:
+    """``anyOf: [T, {"type": "null"}]`` -> ``T`` (with the field's own keys) in every property."""
+    if isinstance(schema, list):
+        return [_plain(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: ({name: _plain(prop) for name, prop in value.items()} if key == "properties" else _plain(value))
+           for key, value in schema.items()}
+    branches = out.get("anyOf")
+    if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
+        kept = next(b for b in branches if b != {"type": "null"})
+        out = {**kept, **{k: v for k, v in out.items() if k != "anyOf"}}
+        if out.get("default", "") is None:
+            del out["default"]
+    return out
+
+
 def model_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
-    return _clean(schema, schema.get("$defs", {}))
+    return _plain(_clean(schema, schema.get("$defs", {})))
 
 
 def input_schemas(settings: Settings, specs: Iterable[ToolSpec]) -> dict[str, dict[str, Any]]:

@@ -23,6 +23,7 @@ from graphmem.auth import OPEN, Keyring, Principal
 from graphmem.contract import contract, validate
 from graphmem.engine import Graphmem
 from graphmem.errors import GraphmemError, ValidationError
+from graphmem.mcp.arguments import read_arguments
 from graphmem.mcp.schemas import input_schemas
 from graphmem.mcp.tools import TOOLS
 
@@ -90,10 +91,12 @@ class GraphmemMcp:
                                       "server log", "field": None}}, is_error=True)
 
     async def call(self, name: str, args: dict[str, Any], principal: Principal = OPEN) -> dict[str, Any]:
-        """Run one tool: validate with the API's request model, authorise the namespace, call the engine."""
+        """Run one tool: read text arguments (``graphmem.mcp.arguments``), validate with the API's
+        request model, authorise the namespace, call the engine."""
         spec = TOOLS.get(name)
         if spec is None:
             raise ValidationError(f"unknown tool {name!r}; tools are {', '.join(TOOLS)}", field="name")
+        args = read_arguments(args, self.schemas[name])     # "3" for an integer field, and no more
         extra = {key: args.pop(key) for key in spec.extra if key in args}
         models = contract(self.engine.settings)
         if "memory_id" in spec.extra:

@@ -16,9 +16,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.config import EdgeSettings
+from graphmem.config import ContextSettings, EdgeSettings
 from graphmem.model import EDGE_TYPES, LINK_TYPES, Edge, Memory, MemoryFilter
 from graphmem.ops.records import namespace_edges
+from graphmem.ops.thread_check import thread_problems
 from graphmem.stores.base import MemoryStore
 
 ALL = MemoryFilter(include_expired=True)
@@ -110,13 +111,18 @@ def _edge_problems(ns: str, ids: set[str], edges: list[Edge], cfg: EdgeSettings)
 
 
 def check_namespace(store: MemoryStore, ns: str, cfg: EdgeSettings, recall_depth: int,
-                    repair: bool) -> list[Problem]:
-    """``recall_depth`` (store.check_recall_depth): a memory's own vector must rank it within this many."""
+                    repair: bool, context: ContextSettings | None = None) -> list[Problem]:
+    """``recall_depth`` (store.check_recall_depth): a memory's own vector must rank it within this many.
+    With ``context``, threads are checked too (FOLLOWS chains and context windows; repaired here)."""
     mems = [m for batch in store.iter_memories(ns) for m in batch]
     ids = {m.id for m in mems}
     problems = _count_problems(store, ns, mems) + _index_problems(store, ns, mems, recall_depth)
-    edge_found, broken = _edge_problems(ns, ids, namespace_edges(store, ns, sorted(ids)), cfg)
+    stored_edges = namespace_edges(store, ns, sorted(ids))
+    edge_found, broken = _edge_problems(ns, ids, stored_edges, cfg)
     problems += edge_found
+    if context is not None:
+        problems += [Problem(kind, ns, detail, found, repaired) for kind, detail, found, repaired
+                     in thread_problems(store, ns, mems, stored_edges, context, cfg, repair)]
     integrity = getattr(store, "integrity", None)
     if integrity is not None:
         problems += [Problem(kind, ns, detail, list(found)) for kind, detail, found in integrity(ns)]
@@ -147,7 +153,7 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
                                                   "label_counts")
     trim: list[Edge] = list(broken["dangling"])
     for (_end, edge_type), edges in broken["over"].items():
-        if edge_type in LINK_TYPES:
+        if edge_type in LINK_TYPES:   # FOLLOWS is the thread check's
             ordered = sorted(edges, key=lambda e: (-e.weight, e.a, e.b))
             trim += ordered[cfg.max_degree(edge_type):]
     if trim:
@@ -159,10 +165,10 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
 
 
 def check_store(store: MemoryStore, cfg: EdgeSettings, recall_depth: int, namespaces: list[str] | None = None,
-                repair: bool = False) -> dict[str, Any]:
+                repair: bool = False, context: ContextSettings | None = None) -> dict[str, Any]:
     checked = namespaces or store.namespaces()
     problems: list[Problem] = []
     for ns in checked:
-        problems += check_namespace(store, ns, cfg, recall_depth, repair)
+        problems += check_namespace(store, ns, cfg, recall_depth, repair, context)
     return {"store": store.kind, "namespaces": len(checked), "ok": not problems,
             "problems": [p.to_dict() for p in problems], "edge_types": list(EDGE_TYPES)}

@@ -7,13 +7,14 @@ and them and keeps the trace.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from graphmem.config import SearchConfig
-from graphmem.model import EDGE_TYPES, Memory, MemoryFilter, TermStats, utcnow_iso
+from graphmem.model import EDGE_TYPES, Memory, MemoryFilter, TermStats, utcnow_iso, window_namespace
 from graphmem.retrieval import expansion, rank, recall, router, weighting
 from graphmem.retrieval.candidate import Candidate
 from graphmem.retrieval.overlap import Overlap
@@ -49,6 +50,18 @@ class _Query:
     ns: str
     flt: MemoryFilter
     now: str
+
+
+@dataclass
+class _Key:
+    """One recall key's scored candidates: rows by id, cosine and BM25 scores, the ids its recall
+    found (vector hits, then full-text), its full-text ids, and each window's turns."""
+    docs: dict[str, Memory]
+    vector: dict[str, float]
+    lexical: dict[str, float]
+    ids: list[str]
+    lex_ids: list[str]
+    turns: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -106,12 +119,16 @@ class SearchPipeline:
 
     def _recall(self, q: _Query, named_tags: set[str], named_cats: set[str], named_topics: set[str],
                 trace: Trace) -> _Recalled:
-        """Hybrid recall: vector and lexical candidates, fused, router- and recency-adjusted."""
+        """Hybrid recall: vector and lexical candidates by each memory's own text and, for thread
+        members, by their context window; fused, router- and recency-adjusted."""
         cfg, ns, flt, now = q.cfg, q.ns, q.flt, q.now
         use_vec, use_lex = cfg.stage("vector"), cfg.stage("lexical")
         with trace.stage("recall", use_vec or use_lex) as row:
             terms = tokenize(q.text)
-            lexical = self.overlap.start(lambda: self._lexical_pool(q, terms)) if use_lex and terms else None
+            wns = window_namespace(ns)
+            use_ctx = (cfg.stage("context") and cfg.context_weight > 0 and (use_vec or use_lex)
+                       and self.store.term_stats(wns, []).n_docs > 0)
+            lexical = self.overlap.start(lambda: self._lexical_pool(q, ns, terms)) if use_lex and terms else None
             qvec: np.ndarray | None = None
             if use_vec or (cfg.stage("expansion") and cfg.expansion_similarity_mix > 0):
                 qvec = self.embedder.embed_query(q.text)
@@ -121,34 +138,84 @@ class SearchPipeline:
             read = self.store.get_memories(ns, vec_ids) if vec_ids else {}
             stats, pool, pool_read = lexical() if lexical else (None, [], {})
             read.update(pool_read)
-            docs = {i: read[i] for i in dict.fromkeys([*vec_ids, *pool])
-                    if i in read and flt.matches(read[i], now)}
-            bm25 = recall.bm25_scores(terms, docs, stats) if stats and docs else {}
-            lex_ids = recall.ranked({i: bm25[i] for i in pool if i in bm25}, cfg.recall_candidates)
-            keep = set(vec_ids) | set(lex_ids)
-            docs = {i: m for i, m in docs.items() if i in keep}
-            vec_scores = recall.cosine_scores(qvec, docs) if use_vec and qvec is not None else {}
-            lex_scores = {i: score for i, score in bm25.items() if i in docs} if use_lex else {}
+            own = self._score_key(q, terms, qvec, vec_ids, pool, read, stats)
+            # the window key runs first: memories only a window found join the memory key's scores
+            windows = self._window_key(q, terms, qvec, wns, own, stats) if use_ctx else None
+            fused = recall.fuse(own.vector, own.lexical, cfg)
+            if windows is not None:
+                weights = (cfg.context_vector_weight, cfg.context_lexical_weight)
+                fused = recall.with_windows(fused, recall.fuse(windows.vector, windows.lexical, cfg, weights),
+                                            windows.turns, {"memory": set(own.ids), "window": set(windows.ids)},
+                                            cfg)
             cands: dict[str, Candidate] = {}
-            for doc_id, parts in recall.fuse(vec_scores, lex_scores, cfg).items():
-                mem = docs[doc_id]
+            for doc_id, parts in fused.items():
+                mem = own.docs[doc_id]
                 boost, why = router.router_bonus(mem.tags, mem.category, named_tags, named_cats,
                                                  cfg.router_boost, mem.topic_labels, named_topics,
                                                  cfg.router_topic_boost)
                 score = parts["fused"] * boost * recall.recency_multiplier(mem.created_at, now, cfg)
                 cands[doc_id] = Candidate(mem, score=score, direct={**parts, "fused": round(parts["fused"], 6)},
                                           router=why)
-            row.counts(len(vec_ids) + len(lex_ids), len(cands), vector=len(vec_ids), lexical=len(lex_ids))
+            extra = {"window": len(windows.ids)} if windows is not None else {}
+            row.counts(len(vec_ids) + len(own.lex_ids) + (len(windows.ids) if windows else 0), len(cands),
+                       vector=len(vec_ids), lexical=len(own.lex_ids), **extra)
         return _Recalled(cands, qvec)
 
-    def _lexical_pool(self, q: _Query, terms: list[str]) -> tuple[TermStats, list[str], dict[str, Memory]]:
-        """The query terms' statistics, the full-text pool and its memories. The pool is over-fetched
-        and cut by graphmem's own BM25, so which memories enter does not depend on a store's full-text
-        scoring (FTS5 and Lucene rank differently)."""
-        stats = self.store.term_stats(q.ns, terms)
-        pool = self.store.lexical_candidates(q.ns, recall.lookup_terms(terms, stats, q.cfg),
+    @staticmethod
+    def _score_key(q: _Query, terms: list[str], qvec: np.ndarray | None, vec_ids: list[str], pool: list[str],
+                   read: dict[str, Memory], stats: TermStats | None, also: Sequence[str] = ()) -> _Key:
+        """One recall key's candidates (its vector hits, its full-text pool cut by BM25, and ``also``)
+        and their cosine and BM25 scores over its rows."""
+        cfg = q.cfg
+        docs = {i: read[i] for i in dict.fromkeys([*vec_ids, *pool, *also])
+                if i in read and q.flt.matches(read[i], q.now)}
+        bm25 = recall.bm25_scores(terms, docs, stats) if stats and docs else {}
+        lex_ids = recall.ranked({i: bm25[i] for i in pool if i in bm25}, cfg.recall_candidates)
+        keep = set(vec_ids) | set(lex_ids) | set(also)
+        docs = {i: m for i, m in docs.items() if i in keep}
+        vec_scores = recall.cosine_scores(qvec, docs) if cfg.stage("vector") and qvec is not None else {}
+        lex_scores = {i: score for i, score in bm25.items() if i in docs} if cfg.stage("lexical") else {}
+        found = [i for i in dict.fromkeys([*vec_ids, *lex_ids]) if i in docs]
+        return _Key(docs, vec_scores, lex_scores, found, lex_ids)
+
+    def _window_key(self, q: _Query, terms: list[str], qvec: np.ndarray | None, wns: str, own: _Key,
+                    own_stats: TermStats | None) -> _Key:
+        """The context-window key: its own vector and full-text recall over the window namespace; every
+        candidate is scored on both keys (memories only a window found join ``own`` with their own
+        scores, their windows are read for the memory key's candidates)."""
+        cfg = q.cfg
+        lexical = (self.overlap.start(lambda: self._lexical_pool(q, wns, terms))
+                   if cfg.stage("lexical") and terms else None)
+        vec_ids = (self.store.vector_candidates(wns, qvec, cfg.recall_candidates, q.flt, q.now)
+                   if cfg.stage("vector") and qvec is not None else [])
+        rows = self.store.get_memories(wns, vec_ids) if vec_ids else {}
+        stats, pool, pool_read = lexical() if lexical else (None, [], {})
+        rows.update(pool_read)
+        missing = [i for i in own.docs if i not in rows]
+        rows.update(self.store.get_memories(wns, missing) if missing else {})
+        win = self._score_key(q, terms, qvec, vec_ids, pool, rows, stats, also=[i for i in own.docs if i in rows])
+        new = [i for i in win.docs if i not in own.docs]
+        if new:                     # found by their window alone: their own rows and scores join the memory key
+            fresh = {i: m for i, m in self.store.get_memories(q.ns, new).items() if q.flt.matches(m, q.now)}
+            own.docs.update(fresh)
+            if cfg.stage("vector") and qvec is not None:
+                own.vector.update(recall.cosine_scores(qvec, fresh))
+            if cfg.stage("lexical") and own_stats is not None:
+                own.lexical.update(recall.bm25_scores(terms, fresh, own_stats))
+        kept = {i: m for i, m in win.docs.items() if i in own.docs}
+        return _Key(kept, {i: v for i, v in win.vector.items() if i in kept},
+                    {i: v for i, v in win.lexical.items() if i in kept}, [i for i in win.ids if i in kept],
+                    win.lex_ids, {i: list(m.metadata.get("turns", [i])) for i, m in kept.items()})
+
+    def _lexical_pool(self, q: _Query, namespace: str,
+                      terms: list[str]) -> tuple[TermStats, list[str], dict[str, Memory]]:
+        """The query terms' statistics, the full-text pool and its memories in ``namespace`` (the
+        memories' or their windows'). The pool is over-fetched and cut by graphmem's own BM25, so which
+        memories enter does not depend on a store's full-text scoring (FTS5 and Lucene rank differently)."""
+        stats = self.store.term_stats(namespace, terms)
+        pool = self.store.lexical_candidates(namespace, recall.lookup_terms(terms, stats, q.cfg),
                                              q.cfg.recall_candidates * q.cfg.lexical_overfetch, q.flt, q.now)
-        return stats, pool, (self.store.get_memories(q.ns, pool) if pool else {})
+        return stats, pool, (self.store.get_memories(namespace, pool) if pool else {})
 
     def _expansion(self, q: _Query, recalled: _Recalled, trace: Trace) -> list[Candidate]:
         """One-hop expansion from the top direct results; returns the neighbours it added."""

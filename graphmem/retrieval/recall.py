@@ -66,12 +66,15 @@ def _minmax(scores: dict[str, float]) -> dict[str, float]:
     return {k: (v - low) / span if span > 0 else 1.0 for k, v in scores.items()}
 
 
-def fuse(vector: dict[str, float], lexical: dict[str, float], cfg: SearchConfig) -> dict[str, dict]:
-    """Per id: fused score plus each channel's rank and raw score (the ``why`` of a direct hit)."""
+def fuse(vector: dict[str, float], lexical: dict[str, float], cfg: SearchConfig,
+         weights: tuple[float, float] | None = None) -> dict[str, dict]:
+    """Per id: fused score plus each channel's rank and raw score (the ``why`` of a direct hit).
+    ``weights`` (vector, lexical) replace the recipe's for ``weighted`` fusion (a window key's own)."""
     channels = {"vector": vector, "lexical": lexical}
     ranks = {name: {doc: r for r, doc in enumerate(ranked(s), start=1)} for name, s in channels.items()}
     norms = {"vector": _minmax(vector), "lexical": _minmax(lexical)}
-    weights = {"vector": cfg.vector_weight, "lexical": cfg.lexical_weight}
+    vector_weight, lexical_weight = weights or (cfg.vector_weight, cfg.lexical_weight)
+    weights_by = {"vector": vector_weight, "lexical": lexical_weight}
     out: dict[str, dict] = {}
     for doc in set(vector) | set(lexical):
         parts: dict[str, dict] = {}
@@ -84,8 +87,29 @@ def fuse(vector: dict[str, float], lexical: dict[str, float], cfg: SearchConfig)
             if cfg.fusion == "rrf":
                 fused += 1.0 / (cfg.rrf_k + rank)
             else:
-                fused += weights[name] * norms[name][doc]
+                fused += weights_by[name] * norms[name][doc]
         out[doc] = {**parts, "fused": fused}
+    return out
+
+
+def with_windows(memory_key: dict[str, dict], window_key: dict[str, dict], turns: dict[str, list[str]],
+                 found: dict[str, set[str]], cfg: SearchConfig) -> dict[str, dict]:
+    """A thread member's recall score from both its keys: ``(1 - context_weight) * memory key +
+    context_weight * window key``, each key fused from its own vector and full-text scores. A memory
+    without a window (``turns``) keeps its own key's score, as if its window were itself. ``keys``
+    names the keys whose recall found it (``found``: key -> ids)."""
+    weight = cfg.context_weight
+    out: dict[str, dict] = {}
+    for doc in set(memory_key) | set(window_key):
+        own = memory_key.get(doc, {"fused": 0.0})
+        if doc not in turns:
+            out[doc] = own
+            continue
+        window = window_key.get(doc, {"fused": 0.0})
+        out[doc] = {**own, "fused": (1 - weight) * own["fused"] + weight * window["fused"],
+                    "keys": [key for key in ("memory", "window") if doc in found[key]],
+                    "window": {**window, "fused": round(window["fused"], 6), "weight": weight,
+                               "turns": turns[doc]}}
     return out
 
 

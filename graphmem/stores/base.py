@@ -12,7 +12,7 @@ Ordering rules every implementation must follow (so candidate lists agree):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -52,22 +52,28 @@ class MemoryStore(Protocol):
 
     # -- writes (each call is one transaction) -----------------------------------------
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
-                    replace_edges: bool = False) -> None:
-        """Insert or update ``mem`` together with edge changes, atomically.
+                    replace_edges: bool = False, also: Sequence[Memory] = ()) -> None:
+        """Insert or update ``mem`` together with edge changes, atomically; ``also`` are rows
+        written in the same transaction (the context windows that hold ``mem``, in its window
+        namespace).
 
         ``replace_edges`` drops every existing edge of ``mem`` first (re-link on update).
         Term statistics (document frequency, namespace length) are kept in step."""
 
     def save_batch(self, memories: list[Memory], add_edges: list[Edge], remove_edges: list[Edge]) -> None:
-        """Insert new memories of one namespace and the batch's net edge changes in one
-        transaction (batch ingest); term statistics are kept in step as by ``save_memory``."""
+        """Insert new memories of one namespace (and the context windows they change, in its window
+        namespace) and the batch's net edge changes in one transaction (batch ingest); term
+        statistics are kept in step as by ``save_memory``."""
 
     def write_edges(self, add_edges: list[Edge], remove_edges: list[Edge]) -> None:
         """Upsert ``add_edges`` (by key) and delete ``remove_edges`` in one transaction, without
         touching memories; an edge whose endpoints are not both stored is skipped."""
 
-    def delete_memory(self, namespace: str, memory_id: str) -> bool:
-        """Delete the memory and every edge touching it; False when it did not exist."""
+    def delete_memory(self, namespace: str, memory_id: str, companions: Sequence[str] = (),
+                      save: Sequence[Memory] = (), add_edges: Sequence[Edge] = ()) -> bool:
+        """Delete the memory and every edge touching it; False when it did not exist. In the same
+        transaction: the rows of the same id in ``companions`` go too (its context window), and
+        ``save`` and ``add_edges`` are written (its thread closing the gap it leaves)."""
 
     def update_health(self, namespace: str, updates: list[tuple[str, float, list, float]]) -> int:
         """Batch (id, health, health_reasons, source_weight) updates for rescoring."""
@@ -87,7 +93,14 @@ class MemoryStore(Protocol):
 
     def iter_memories(self, namespace: str, batch_size: int = 500) -> Iterator[list[Memory]]: ...
 
-    def namespaces(self) -> list[str]: ...
+    def namespaces(self) -> list[str]:
+        """The user namespaces holding memories (context-window namespaces left out)."""
+
+    def thread_context(self, namespace: str, keys: list[tuple[str, str]], before: int,
+                       after: int) -> list[tuple[list[str], list[str]]]:
+        """Per (thread, thread_pos): ids of up to ``before`` stored memories just before that
+        position in the thread and up to ``after`` just after, each list nearest first (an index
+        seek each way; the position itself need not be stored)."""
 
     # -- candidate indexes (used by linking) ----------------------------------------------
     def tag_members(self, namespace: str, tag: str, limit: int, exclude_id: str | None = None) -> list[str]: ...

@@ -57,7 +57,8 @@ def test_fixture_shape_and_needs_related_rule() -> None:
 
 
 def test_all_configurations_run_and_ingest_is_clean(report: dict) -> None:
-    assert list(report["configs"]) == ["lexical", "vector", "hybrid", "hybrid_expansion", "default"]
+    assert list(report["configs"]) == ["lexical", "vector", "hybrid", "hybrid_context", "hybrid_expansion",
+                                      "default"]
     ingest = report["dataset"]["ingest"]
     assert (ingest["created"], ingest["duplicate"], ingest["rejected"]) == (76, 1, 0)
     assert report["dataset"]["relevant_not_stored"] == 0 and report["dataset"]["graded"]

@@ -27,11 +27,6 @@ RANK_QUERIES = ["How do I ship a new release of the billing service?", "search c
                 "what does the user prefer", "secrets in chat", "CI machines", "who am I"]
 
 
-def non_null(schema: dict) -> dict:
-    """The non-null branch of an optional field's schema."""
-    return next((s for s in schema.get("anyOf", []) if s.get("type") != "null"), schema)
-
-
 def open_engine(data_dir, embedder) -> Graphmem:
     settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
     return Graphmem(settings, SQLiteStore(data_dir), embedder)
@@ -66,15 +61,17 @@ def test_tools_are_listed_with_strict_schemas(mcp):
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert "$ref" not in json.dumps(schema), "clients resolve no references: schemas are inlined"
         assert len(tool.description) > 80, f"{tool.name} needs a description a model can act on"
+        for name, prop in schema["properties"].items():    # clients convert text by the top-level type
+            assert isinstance(prop.get("type"), str) and "anyOf" not in prop, (tool.name, name, prop)
     search = tools["search_memories"].input_schema
     assert search["required"] == ["query"]
     assert {"query", "k", "filters", "stages", "explain", "detail", "namespace"} <= set(search["properties"])
     assert "params" not in search["properties"], "expert tunables are accepted but not advertised"
-    assert non_null(search["properties"]["k"])["maximum"] == limits.max_k
+    assert search["properties"]["k"]["maximum"] == limits.max_k
     assert search["properties"]["query"]["maxLength"] == limits.max_query_chars
     add = tools["add_memory"].input_schema
     assert {"content", "tags", "category", "source", "extracted", "evidence"} <= set(add["properties"])
-    assert non_null(add["properties"]["evidence"])["required"] == ["source_text", "quote"]
+    assert add["properties"]["evidence"]["required"] == ["source_text", "quote"]
     assert add["properties"]["content"]["maxLength"] == limits.max_content_chars
     assert tools["memory_neighbors"].input_schema["properties"]["limit"]["default"] == 10
     assert set(tools["relate_memories"].input_schema["required"]) == {"from_id", "to_id", "evidence"}
@@ -197,6 +194,29 @@ def test_errors_are_tool_errors_with_api_codes(mcp):
     assert mcp.error("get_memory", {})["field"] == "memory_id"
     assert mcp.error("no_such_tool", {})["code"] == "validation_error"
     assert mcp.ok("memory_stats", {})["memories"] >= 15, "the server is still up after every error"
+
+
+def test_text_arguments_are_read_only_as_their_declared_type(mcp):
+    """A client that sends every argument as text (graphmem.mcp.arguments): exact JSON of the
+    declared type is read, anything else gets the same error as a wrong JSON type."""
+    by_text = mcp.ok("search_memories", {"query": BILLING_QUERY, "k": "2", "explain": "false",
+                                         "filters": '{"tags": ["billing"]}'})
+    by_json = mcp.ok("search_memories", {"query": BILLING_QUERY, "k": 2, "explain": False,
+                                         "filters": {"tags": ["billing"]}})
+    assert by_text["results"] == by_json["results"] and len(by_text["results"]) == 2
+    added = mcp.ok("add_memory", {"content": "Text-argument clients tag memories: staging backups run at 02:00.",
+                                  "tags": '["staging","db"]', "id": "text-args"})
+    assert added["memory"]["tags"] == ["staging", "db"]
+    for k in ("5.5", "1.0", "1e1", "NaN", "Infinity", "true", "three"):
+        err = mcp.error("search_memories", {"query": "x", "k": k})
+        assert (err["code"], err["field"]) == ("validation_error", "k"), k
+        assert err["message"] == "k: Input should be a valid integer", (k, err)
+    assert mcp.error("search_memories", {"query": "x", "explain": "yes"})["field"] == "explain"
+    assert mcp.error("add_memory", {"content": "comma tags are not a list", "tags": "a,b"})["field"] == "tags"
+    assert mcp.error("search_memories", {"query": "x", "filters": '{"min_health": NaN}'})["field"] == "filters"
+    assert mcp.error("search_memories", {"query": "x", "filters": '{"tags": "db"}'})["field"] == "filters.tags"
+    assert mcp.error("search_memories", {"query": "x", "k": "1000"})["field"] == "k", "bounds apply as over HTTP"
+    assert mcp.ok("search_memories", {"query": "3", "k": 1})["results"] is not None, "string fields stay text"
 
 
 def test_same_errors_as_the_http_api(mcp, data_dir, embedder):

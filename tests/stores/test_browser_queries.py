@@ -69,6 +69,20 @@ def check_memory_neighbourhood(ctx):
     assert run(ctx, "memory_neighbourhood", id="missing", min_weight=0.0, limit=5) == []
 
 
+def check_conversation(ctx):
+    ns = ctx.ns
+    turns = [Memory(id=f"t{i}", namespace=ns, content=f"turn {i}", content_hash=f"ht{i}", thread="s1", seq=i,
+                    created_at="2025-01-01T00:00:00.000000Z", updated_at="2025-01-01T00:00:00.000000Z",
+                    embedding=unit(10 + i), term_counts={"turn": 1}) for i in range(3)]
+    follows = [Edge(ns, "t0", "t1", "FOLLOWS", 1.0, {"thread": "s1"}), Edge(ns, "t1", "t2", "FOLLOWS", 1.0, {})]
+    ctx.store.save_batch(turns, follows, [])
+    (row,) = run(ctx, "conversation", thread="s1", limit=50)
+    assert [t["id"] for t in row["turns"]] == ["t0", "t1", "t2"] and len(row["follows"]) == 2
+    (first,) = run(ctx, "conversation", thread="s1", limit=2)
+    assert [t["id"] for t in first["turns"]] == ["t0", "t1"] and len(first["follows"]) == 1
+    assert run(ctx, "conversation", thread="missing", limit=5) == []
+
+
 def check_why_linked(ctx):
     rows = run(ctx, "why_linked", a="b", b="a")
     assert [r["type"] for r in rows] == ["SHARES_TAG", "SAME_CATEGORY"]

@@ -15,7 +15,7 @@ from neo4j import ManagedTransaction
 from neo4j.exceptions import ClientError
 
 from graphmem.errors import StoreConfigError, StoreUnavailable
-from graphmem.model import EDGE_TYPES, HEALTH_BINS, ServerInfo, StoreStats, health_bin
+from graphmem.model import EDGE_TYPES, HEALTH_BINS, ServerInfo, StoreStats, health_bin, is_window_namespace
 from graphmem.stores.base import check_model
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j import server_info as info
@@ -161,7 +161,8 @@ class AdminMixin(Neo4jBase):
 
     def stats(self, namespace: str | None) -> StoreStats:
         def work(tx: ManagedTransaction) -> tuple[list, list]:
-            scope = [namespace] if namespace else [r["namespace"] for r in _rows(tx, "namespaces", {})]
+            scope = [namespace] if namespace else [r["namespace"] for r in _rows(tx, "namespaces", {})
+                                                   if not is_window_namespace(r["namespace"])]
             return (_rows(tx, "stats_memories", {"namespaces": scope}),
                     _rows(tx, "stats_edges", {"namespaces": scope, "types": _TYPES}))
 

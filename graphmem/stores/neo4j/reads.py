@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from graphmem.model import Edge, Memory, MemoryFilter
+from graphmem.model import Edge, Memory, MemoryFilter, is_window_namespace
 from graphmem.stores.neo4j.connection import _TYPES, Neo4jBase
 from graphmem.stores.neo4j.records import filter_params, to_edge, to_memory
 
@@ -40,7 +40,15 @@ class ReadsMixin(Neo4jBase):
         return [to_memory(r["memory"]) for r in rows]
 
     def namespaces(self) -> list[str]:
-        return [r["namespace"] for r in self._read("namespaces")]
+        return [r["namespace"] for r in self._read("namespaces") if not is_window_namespace(r["namespace"])]
+
+    def thread_context(self, namespace: str, keys: list[tuple[str, str]], before: int,
+                       after: int) -> list[tuple[list[str], list[str]]]:
+        if not keys:
+            return []
+        rows = self._read("thread_context", namespace=namespace, before=int(before), after=int(after),
+                          keys=[{"thread": t, "pos": p} for t, p in keys])
+        return [(list(r["before"]), list(r["after"])) for r in rows]
 
     # -- graph ----------------------------------------------------------------------------
     def edges_of(self, namespace: str, ids: list[str], types: list[str] | None = None,

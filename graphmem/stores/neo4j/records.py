@@ -49,6 +49,9 @@ def memory_props(mem: Memory) -> dict[str, Any]:
         "evidence": None if mem.evidence is None else json.dumps(mem.evidence),
         "topics": json.dumps(mem.topics),
         "topic_labels": mem.topic_labels,               # their TAGGED links (memory_unindex drops them)
+        "thread": mem.thread,
+        "seq": mem.seq,
+        "thread_pos": mem.thread_pos,
     }
 
 
@@ -73,7 +76,8 @@ def to_memory(p: dict[str, Any]) -> Memory:
         health=p["health"], health_reasons=Memory.parse_health_reasons(p["health_reasons"]),
         source_weight=p["source_weight"], term_counts=loads(p["term_counts"]),
         near_duplicate_of=p.get("near_duplicate_of"),
-        evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [])
+        evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [],
+        thread=p.get("thread"), seq=p.get("seq"))
 
 
 def edge_param(edge: Edge) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -54,8 +54,8 @@ class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
 
     # -- writes ------------------------------------------------------------------------
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
-                    replace_edges: bool = False) -> None:
-        self._save([mem], add_edges, remove_edges, replace_edges)
+                    replace_edges: bool = False, also: Sequence[Memory] = ()) -> None:
+        self._save([mem, *also], add_edges, remove_edges, replace_edges)
 
     def save_batch(self, memories: list[Memory], add_edges: list[Edge], remove_edges: list[Edge]) -> None:
         if memories or add_edges or remove_edges:
@@ -63,11 +63,23 @@ class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
 
     def _save(self, memories: list[Memory], add_edges: list[Edge], remove_edges: list[Edge],
               replace_edges: bool) -> None:
-        """Memories of one namespace and edge changes in one transaction: each statement
-        handles every memory at once (UNWIND), so a batch costs a handful of round trips."""
-        namespaces = {m.namespace for m in memories}
-        if len(namespaces) > 1:
-            raise ValidationError("a batch is saved one namespace at a time", field="namespace")
+        """Memories and edge changes in one transaction: each statement handles every memory of a
+        namespace at once (UNWIND), so a batch costs a handful of round trips. A batch spans more
+        than one namespace only for a namespace's context windows (``model.window_namespace``)."""
+        groups: dict[str, list[Memory]] = defaultdict(list)
+        for mem in memories:
+            groups[mem.namespace].append(mem)
+        upserts = {ns: self._upsert_params(ns, group) for ns, group in groups.items()}
+        write_edges = _edge_writer(add_edges, remove_edges)
+
+        def work(tx: ManagedTransaction) -> None:     # retried whole on a transient error: reads its inputs only
+            for namespace, group in groups.items():
+                self._write_group(tx, namespace, group, upserts[namespace], replace_edges)
+            write_edges(tx)
+
+        self._execute(True, work)
+
+    def _upsert_params(self, namespace: str, memories: list[Memory]) -> dict[str, Any]:
         rows: list[dict[str, Any]] = []
         term_df: Counter[str] = Counter()
         categories: Counter[str] = Counter()
@@ -81,43 +93,52 @@ class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
             term_df.update(props["term_keys"])
             categories.update([mem.category] if mem.category else [])
             length += props["doc_length"]
-        namespace = next(iter(namespaces), "")
+        return {"namespace": namespace, "rows": rows, "doc_length": length,
+                "term_df": [{"term": t, "n": n} for t, n in sorted(term_df.items())],
+                "category_counts": [{"category": c, "n": n} for c, n in sorted(categories.items())]}
+
+    @staticmethod
+    def _write_group(tx: ManagedTransaction, namespace: str, memories: list[Memory], upsert: dict[str, Any],
+                     replace_edges: bool) -> None:
         ids = [m.id for m in memories]
-        upsert = {"namespace": namespace, "rows": rows, "doc_length": length,
-                  "term_df": [{"term": t, "n": n} for t, n in sorted(term_df.items())],
-                  "category_counts": [{"category": c, "n": n} for c, n in sorted(categories.items())]}
         kept = {m.id: set(m.index_labels) for m in memories}
-        write_edges = _edge_writer(add_edges, remove_edges)
-
-        def work(tx: ManagedTransaction) -> None:
-            if rows:
-                old = _rows(tx, "memory_unindex", {"namespace": namespace, "ids": ids})
-                if replace_edges:
-                    for memory_id in ids:
-                        tx.run(Q.load("edges_clear"), {"namespace": namespace, "id": memory_id,
-                                                        "types": _TYPES}).consume()
-                tx.run(Q.load("memory_upsert"), upsert).consume()
-                dropped = sorted({t for r in old for t in (r["old_tags"] or []) if t not in kept[r["id"]]})
-                if dropped:
-                    tx.run(Q.load("tags_prune"), {"namespace": namespace, "tags": dropped}).consume()
-            write_edges(tx)
-
-        self._execute(True, work)
+        old = _rows(tx, "memory_unindex", {"namespace": namespace, "ids": ids})
+        if replace_edges:
+            for memory_id in ids:
+                tx.run(Q.load("edges_clear"), {"namespace": namespace, "id": memory_id,
+                                                "types": _TYPES}).consume()
+        tx.run(Q.load("memory_upsert"), upsert).consume()
+        dropped = sorted({t for r in old for t in (r["old_tags"] or []) if t not in kept[r["id"]]})
+        if dropped:
+            tx.run(Q.load("tags_prune"), {"namespace": namespace, "tags": dropped}).consume()
 
     def write_edges(self, add_edges: list[Edge], remove_edges: list[Edge]) -> None:
         if add_edges or remove_edges:
             self._execute(True, _edge_writer(add_edges, remove_edges))
 
-    def delete_memory(self, namespace: str, memory_id: str) -> bool:
-        key = {"namespace": namespace, "id": memory_id}
+    def delete_memory(self, namespace: str, memory_id: str, companions: Sequence[str] = (),
+                      save: Sequence[Memory] = (), add_edges: Sequence[Edge] = ()) -> bool:
+        groups: dict[str, list[Memory]] = defaultdict(list)
+        for mem in save:
+            groups[mem.namespace].append(mem)
+        upserts = {ns: self._upsert_params(ns, group) for ns, group in groups.items()}
+        write_edges = _edge_writer(list(add_edges), [])
 
         def work(tx: ManagedTransaction) -> bool:
-            old = _rows(tx, "memory_unindex", {"namespace": namespace, "ids": [memory_id]})
-            if not old:
+            existed = False
+            for ns in (namespace, *companions):
+                old = _rows(tx, "memory_unindex", {"namespace": ns, "ids": [memory_id]})
+                if not old:
+                    continue
+                existed = existed or ns == namespace
+                tx.run(Q.load("memory_delete"), {"namespace": ns, "id": memory_id}).consume()
+                if old[0]["old_tags"]:
+                    tx.run(Q.load("tags_prune"), {"namespace": ns, "tags": old[0]["old_tags"]}).consume()
+            if not existed:
                 return False
-            tx.run(Q.load("memory_delete"), key).consume()
-            if old[0]["old_tags"]:
-                tx.run(Q.load("tags_prune"), {"namespace": namespace, "tags": old[0]["old_tags"]}).consume()
+            for ns, group in groups.items():
+                self._write_group(tx, ns, group, upserts[ns], False)
+            write_edges(tx)
             return True
 
         return self._execute(True, work)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphmem.model import EDGE_TYPES, HEALTH_BINS, StoreStats, health_bin
+from graphmem.model import EDGE_TYPES, HEALTH_BINS, WINDOW_NAMESPACE_PREFIX, StoreStats, health_bin
 from graphmem.private_files import loose_modes
 from graphmem.stores.base import check_model
 from graphmem.stores.sqlite import integrity, vector_log
@@ -27,6 +27,7 @@ class AdminMixin(SQLiteBase):
             self.db.executescript(vector_log.SCHEMA)
             rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
             self._add_topics_column()
+            self._add_thread_columns()
             if "label_counts" not in rows:
                 self._backfill_label_counts()
             if "fts_namespace" not in rows:
@@ -59,6 +60,16 @@ class AdminMixin(SQLiteBase):
         if "topics_json" not in columns:
             with self._write() as db:
                 db.execute("ALTER TABLE memories ADD COLUMN topics_json TEXT")
+
+    def _add_thread_columns(self) -> None:
+        """Stores written before threads: the columns are added empty (no memory is in a thread)."""
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(memories)")}
+        with self._write() as db:
+            for name, kind in (("thread", "TEXT"), ("seq", "INTEGER"), ("thread_pos", "TEXT")):
+                if name not in columns:
+                    db.execute(f"ALTER TABLE memories ADD COLUMN {name} {kind}")
+            db.execute("CREATE INDEX IF NOT EXISTS memories_thread ON memories (namespace, thread, thread_pos) "
+                       "WHERE thread IS NOT NULL")
 
     def _rebuild_fts(self) -> None:
         """Stores written before the FTS table had its namespace column: rebuilt once."""
@@ -102,7 +113,10 @@ class AdminMixin(SQLiteBase):
             integrity.recount(db, namespace)
 
     def stats(self, namespace: str | None) -> StoreStats:
-        scope, params = ("WHERE namespace = ?", [namespace]) if namespace else ("", [])
+        # context windows live in companion namespaces (model.window_namespace): not the user's data
+        prefix = WINDOW_NAMESPACE_PREFIX
+        scope, params = (("WHERE namespace = ?", [namespace]) if namespace else
+                         ("WHERE substr(namespace, 1, ?) <> ?", [len(prefix), prefix]))
         per_ns = dict(self.db.execute(f"SELECT namespace, count(*) FROM memories {scope} "
                                       "GROUP BY namespace ORDER BY namespace", params).fetchall())
         edges = dict(self.db.execute(f"SELECT type, count(*) FROM edges {scope} GROUP BY type", params))

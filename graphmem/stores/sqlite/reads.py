@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from graphmem.fastjson import loads
-from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter
+from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, is_window_namespace
 from graphmem.stores.sqlite.connection import SQLiteBase
 from graphmem.stores.sqlite.search import filter_sql
 
 _COLUMNS = ("namespace, id, content, content_hash, tags_json, category, source, reason, metadata_json, "
             "created_at, updated_at, valid_until, expires_at, embedding, health, health_reasons_json, "
-            "source_weight, term_counts_json, doc_length, near_duplicate_of, evidence_json, topics_json")
+            "source_weight, term_counts_json, doc_length, near_duplicate_of, evidence_json, topics_json, "
+            "thread, seq, thread_pos")
 
 
 class ReadsMixin(SQLiteBase):
@@ -19,7 +20,8 @@ class ReadsMixin(SQLiteBase):
     @staticmethod
     def _row_to_memory(row: tuple) -> Memory:
         (namespace, id_, content, chash, tags, category, source, reason, metadata, created, updated,
-         valid_until, expires_at, emb, health, reasons, weight, terms, _len, near_dup, evidence, topics) = row
+         valid_until, expires_at, emb, health, reasons, weight, terms, _len, near_dup, evidence, topics,
+         thread, seq, _pos) = row
         return Memory(
             id=id_, namespace=namespace, content=content, content_hash=chash, tags=loads(tags),
             category=category, source=source, reason=reason, metadata=loads(metadata),
@@ -27,7 +29,8 @@ class ReadsMixin(SQLiteBase):
             embedding=None if emb is None else np.frombuffer(emb, dtype=np.float32).copy(),
             health=health, health_reasons=Memory.parse_health_reasons(reasons), source_weight=weight,
             term_counts=loads(terms), near_duplicate_of=near_dup,
-            evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [])
+            evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [],
+            thread=thread, seq=seq)
 
     def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]:
         """By id, each chunk of 500 in id order (the order SQLite returns an ``IN`` list in), rows
@@ -69,7 +72,23 @@ class ReadsMixin(SQLiteBase):
 
     def namespaces(self) -> list[str]:
         return [r[0] for r in self.db.execute(
-            "SELECT namespace FROM namespace_stats WHERE n_docs > 0 ORDER BY namespace")]
+            "SELECT namespace FROM namespace_stats WHERE n_docs > 0 ORDER BY namespace")
+            if not is_window_namespace(r[0])]
+
+    def thread_context(self, namespace: str, keys: list[tuple[str, str]], before: int,
+                       after: int) -> list[tuple[list[str], list[str]]]:
+        """Per (thread, position): the ids of up to ``before`` stored memories just before it in
+        the thread (nearest first) and up to ``after`` just after (nearest first); two index seeks each."""
+        out = []
+        for thread, pos in keys:
+            prev = [r[0] for r in self.db.execute(
+                "SELECT id FROM memories WHERE namespace = ? AND thread = ? AND thread_pos < ? "
+                "ORDER BY thread_pos DESC LIMIT ?", (namespace, thread, pos, before))] if before else []
+            nxt = [r[0] for r in self.db.execute(
+                "SELECT id FROM memories WHERE namespace = ? AND thread = ? AND thread_pos > ? "
+                "ORDER BY thread_pos LIMIT ?", (namespace, thread, pos, after))] if after else []
+            out.append((prev, nxt))
+        return out
 
     # -- graph ----------------------------------------------------------------------------
     @staticmethod

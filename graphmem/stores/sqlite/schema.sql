@@ -27,6 +27,9 @@ CREATE TABLE IF NOT EXISTS memories (
     near_duplicate_of TEXT,
     evidence_json TEXT,
     topics_json TEXT,               -- extracted topics [{topic, quote}] (their labels are in memory_tags)
+    thread TEXT,                    -- the conversation it belongs to (NULL: none)
+    seq INTEGER,                    -- its position there (NULL: created_at order)
+    thread_pos TEXT,                -- model.thread_position: string order = thread order
     UNIQUE (namespace, id)
 );
 -- (namespace, content_hash) lookups are ordered by (created_at, id): the index covers the order,
@@ -37,6 +40,9 @@ CREATE INDEX IF NOT EXISTS memories_category ON memories (namespace, category, c
 CREATE INDEX IF NOT EXISTS memories_created ON memories (namespace, created_at, id);
 -- Lets search ask "does anything here expire?" without scanning the namespace.
 CREATE INDEX IF NOT EXISTS memories_expiring ON memories (namespace, expires_at) WHERE expires_at IS NOT NULL;
+
+-- memories_thread (namespace, thread, thread_pos) is created by AdminMixin._add_thread_columns,
+-- after the columns exist in a store written before threads.
 
 CREATE TABLE IF NOT EXISTS memory_tags (
     namespace TEXT NOT NULL,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 
 import numpy as np
 
@@ -99,8 +99,8 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
             self._apply_edges(db, add_edges, remove_edges)
 
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
-                    replace_edges: bool = False) -> None:
-        self._save([mem], add_edges, remove_edges, replace_edges)
+                    replace_edges: bool = False, also: Sequence[Memory] = ()) -> None:
+        self._save([mem, *also], add_edges, remove_edges, replace_edges)
 
     def save_batch(self, memories: list[Memory], add_edges: list[Edge], remove_edges: list[Edge]) -> None:
         self._save(memories, add_edges, remove_edges, False)
@@ -130,14 +130,15 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
         self._remove_row(db, mem.namespace, mem.id)
         if replace_edges:
             self._delete_edges_of(db, mem.namespace, mem.id)
-        cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 22)})", (
+        cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 25)})", (
             mem.namespace, mem.id, mem.content, mem.content_hash, json.dumps(mem.tags), mem.category,
             mem.source, mem.reason, json.dumps(mem.metadata), mem.created_at, mem.updated_at,
             mem.valid_until, mem.expires_at,
             None if mem.embedding is None else np.asarray(mem.embedding, dtype=np.float32).tobytes(),
             mem.health, mem.health_reasons_json(), mem.source_weight, json.dumps(mem.term_counts),
             mem.doc_length, mem.near_duplicate_of,
-            None if mem.evidence is None else json.dumps(mem.evidence), json.dumps(mem.topics)))
+            None if mem.evidence is None else json.dumps(mem.evidence), json.dumps(mem.topics),
+            mem.thread, mem.seq, mem.thread_pos))
         db.execute("INSERT INTO memory_fts (rowid, terms, namespace) VALUES (?, ?, ?)",
                    (cur.lastrowid, full_text_terms(mem.term_counts), mem.namespace))
         db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
@@ -153,13 +154,25 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
             self.vectors.upsert(namespace, memory_id, np.asarray(embedding, dtype=np.float32))
         self.vectors.applied_own(seq)
 
-    def delete_memory(self, namespace: str, memory_id: str) -> bool:
+    def delete_memory(self, namespace: str, memory_id: str, companions: Sequence[str] = (),
+                      save: Sequence[Memory] = (), add_edges: Sequence[Edge] = ()) -> bool:
         with self._write_lock:
+            deleted: list[tuple[str, int]] = []
             with self._write() as db:
-                existed = self._remove_row(db, namespace, memory_id)
-                self._delete_edges_of(db, namespace, memory_id)
-                seq = vector_log.record(db, namespace, memory_id, self.vector_log_keep)
-            self._apply_vector(namespace, memory_id, None, seq)
+                existed = False
+                for ns in (namespace, *companions):
+                    found = self._remove_row(db, ns, memory_id)
+                    existed = existed or (found and ns == namespace)
+                    self._delete_edges_of(db, ns, memory_id)
+                    if found or ns == namespace:
+                        deleted.append((ns, vector_log.record(db, ns, memory_id, self.vector_log_keep)))
+                seqs = [self._write_row(db, mem, False) for mem in save]
+                self._add_counts(db, list(save))
+                self._apply_edges(db, list(add_edges), [])
+            for ns, seq in deleted:
+                self._apply_vector(ns, memory_id, None, seq)
+            for mem, seq in zip(save, seqs, strict=True):
+                self._apply_vector(mem.namespace, mem.id, mem.embedding, seq)
         return existed
 
     def update_health(self, namespace: str, updates: list[tuple[str, float, list, float]]) -> int:

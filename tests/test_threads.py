@@ -1,0 +1,123 @@
+"""Threads on both stores through the engine: FOLLOWS chains kept on append, middle insert and
+delete; context windows rebuilt only where they span the change; window recall's ``why``; a
+memory outside any thread untouched; ``check`` verifies and repairs; both stores agree."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from graphmem.config import load_settings
+from graphmem.engine import Graphmem
+from graphmem.errors import ValidationError
+from graphmem.model import Edge, window_namespace
+from graphmem.stores.sqlite import SQLiteStore
+from tests.neo4j_server import open_store
+
+TURNS = ["Alice: I started pottery classes last week.", "Bob: Nice! Where are they?",
+         "Alice: At the community center downtown.", "Bob: Do you like it so far?",
+         "Alice: Yes, I made a bowl already."]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def engine(request, tmp_path, embedder):
+    settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}}, use_env=False)
+    store = SQLiteStore(tmp_path) if request.param == "sqlite" else open_store()
+    eng = Graphmem(settings, store, embedder)
+    eng.test_namespace = f"thr-{uuid.uuid4().hex[:10]}"   # type: ignore[attr-defined]
+    yield eng
+    if request.param == "neo4j":
+        for ns in (eng.test_namespace, window_namespace(eng.test_namespace)):   # type: ignore[attr-defined]
+            store.drop_namespace(ns)
+    eng.close()
+
+
+def chain(eng, ns, ids):
+    return sorted((e.a, e.b) for e in eng.store.edges_of(ns, ids, ["FOLLOWS"]))
+
+
+def windows(eng, ns, ids):
+    return {i: m.metadata["turns"] for i, m in eng.store.get_memories(window_namespace(ns), ids).items()}
+
+
+def add_thread(eng, ns):
+    items = [{"id": f"t{i}", "content": c, "thread": "s1", "seq": i * 10} for i, c in enumerate(TURNS)]
+    assert [r.status for r in eng.add_batch(items, ns)] == ["created"] * 5
+    return [f"t{i}" for i in range(5)]
+
+
+def test_follows_and_windows_on_append_middle_insert_and_delete(engine):
+    ns = engine.test_namespace
+    ids = add_thread(engine, ns)
+    assert chain(engine, ns, ids) == [("t0", "t1"), ("t1", "t2"), ("t2", "t3"), ("t3", "t4")]
+    assert windows(engine, ns, ids)["t2"] == ["t0", "t1", "t2", "t3", "t4"]
+    assert windows(engine, ns, ids)["t0"] == ["t0", "t1", "t2"]
+    edge = next(e for e in engine.store.edges_of(ns, ["t0"], ["FOLLOWS"]))
+    assert (edge.weight, edge.reason) == (1.0, {"thread": "s1", "from": "t0", "to": "t1"})
+
+    before = {i: m.updated_at for i, m in engine.store.get_memories(window_namespace(ns), ids).items()}
+    engine.add({"id": "mid", "content": "Alice: The teacher is really patient.", "thread": "s1", "seq": 25}, ns)
+    ids.append("mid")
+    assert chain(engine, ns, ids) == [("mid", "t3"), ("t0", "t1"), ("t1", "t2"), ("t2", "mid"), ("t3", "t4")]
+    got = windows(engine, ns, ids)
+    assert got["mid"] == ["t1", "t2", "mid", "t3", "t4"]
+    assert got["t1"] == ["t0", "t1", "t2", "mid"] and got["t4"] == ["mid", "t3", "t4"]
+    after = {i: m.updated_at for i, m in engine.store.get_memories(window_namespace(ns), ids).items()}
+    assert after["t0"] == before["t0"], "a window that does not span the new turn is not rewritten"
+
+    engine.delete(ns, "mid")
+    ids.remove("mid")
+    assert chain(engine, ns, ids) == [("t0", "t1"), ("t1", "t2"), ("t2", "t3"), ("t3", "t4")]
+    assert windows(engine, ns, ids)["t2"] == ["t0", "t1", "t2", "t3", "t4"]
+    assert "mid" not in engine.store.get_memories(window_namespace(ns), ["mid"])
+    assert engine.check([ns])["ok"]
+    assert engine.store.namespaces() == [ns] or window_namespace(ns) not in engine.store.namespaces()
+
+
+def test_window_recall_says_which_key_matched(engine):
+    ns = engine.test_namespace
+    add_thread(engine, ns)
+    engine.add({"id": "solo", "content": "The deploy script lives in ops/deploy.sh.", "tags": ["ops"]}, ns)
+    out = engine.search("Where does Alice take pottery classes?", ns, k=5)
+    top = {r["id"]: r for r in out["results"]}
+    assert "t2" in top, out["results"]
+    direct = top["t2"]["why"]["direct"]
+    assert "window" in direct["keys"] and direct["window"]["turns"] == ["t0", "t1", "t2", "t3", "t4"]
+    solo = engine.search("deploy script location", ns, k=3)["results"][0]
+    assert solo["id"] == "solo" and "window" not in solo["why"]["direct"]
+    off = engine.search("Where does Alice take pottery classes?", ns, k=5, stages={"context": False})
+    assert all("window" not in r["why"].get("direct", {}) for r in off["results"])
+
+
+def test_update_keeps_the_chain_and_thread_is_fixed(engine):
+    ns = engine.test_namespace
+    ids = add_thread(engine, ns)
+    engine.update(ns, "t2", {"content": "Alice: At the arts center by the river.", "tags": ["place"]})
+    assert chain(engine, ns, ids) == [("t0", "t1"), ("t1", "t2"), ("t2", "t3"), ("t3", "t4")]
+    assert "arts center" in engine.store.get_memories(window_namespace(ns), ["t1"])["t1"].content
+    assert engine.store.get_memories(window_namespace(ns), ["t2"])["t2"].tags == ["place"]
+    with pytest.raises(ValidationError):
+        engine.update(ns, "t2", {"thread": "other"})
+    assert engine.check([ns])["ok"]
+
+
+def test_check_finds_and_repairs_a_broken_chain_and_window(engine):
+    ns = engine.test_namespace
+    add_thread(engine, ns)
+    engine.store.write_edges([], [Edge(ns, "t1", "t2", "FOLLOWS", 0.0, {})])
+    engine.store.delete_memory(window_namespace(ns), "t3")
+    found = engine.check([ns], repair=True)
+    assert {p["kind"] for p in found["problems"]} == {"follows_chain", "context_windows"}
+    assert all(p["repaired"] for p in found["problems"])
+    assert engine.check([ns])["ok"]
+
+
+def test_memories_without_a_thread_get_no_window_or_follows(engine):
+    ns = engine.test_namespace
+    engine.add_batch([{"id": "a", "content": "Redis runs on port 6379 in staging."},
+                      {"id": "b", "content": "Postgres runs on port 5432 in staging."}], ns)
+    assert engine.store.edges_of(ns, ["a", "b"], ["FOLLOWS"]) == []
+    assert engine.store.get_memories(window_namespace(ns), ["a", "b"]) == {}
+    stats = engine.stats(ns)
+    assert stats["edges"]["FOLLOWS"] == 0 and list(stats["namespaces"]) == [ns]
