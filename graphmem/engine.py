@@ -78,6 +78,12 @@ class Graphmem:
         self.pipeline.close()
         self.store.close()
 
+    def __enter__(self) -> Graphmem:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def ready(self) -> dict[str, str]:
         """Readiness per part, "ok" or why not: the store answers a ping and the embedder returns
         a vector of its dimension. Any failure is reported, never raised (a probe must not 500)."""

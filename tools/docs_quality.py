@@ -1,12 +1,12 @@
-"""Regenerate the README's quality tables from saved reports (never typed in by hand).
+"""Regenerate the docs site's quality tables from saved reports (never typed in by hand).
 
 Reads bench/results/cv/<model>.json (bench/tune_eval.py --cv), bench/results/models.json
 (bench/bench_models.py) and bench/results/eval-fixture/report.json (graphmem eval), and
 rewrites the block between ``<!-- quality:begin -->`` and ``<!-- quality:end -->`` in
-README.md. Every table says whether its figures are held-out or tuned-on and which commit
+docs/benchmarks/quality.md. Every table says whether its figures are held-out or tuned-on and which commit
 made them.
 
-    PYTHONPATH=. python bench/readme_quality.py [--default-model minilm]
+    python -m tools.docs_quality [--default-model context-minilm]
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ import argparse
 import json
 import re
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from graphmem.eval import cv as cvlib
 
-from graphmem.eval import cv as cvlib  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "benchmarks" / "quality.md"
 
 RESULTS = ROOT / "bench" / "results"
 BEGIN, END = "<!-- quality:begin -->", "<!-- quality:end -->"
@@ -223,14 +222,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--default-model", default="context-minilm", help="the cv report whose full tables are shown")
     args = ap.parse_args()
-    readme = ROOT / "README.md"
-    text = readme.read_text()
+    text = PAGE.read_text()
     if BEGIN not in text:
-        raise SystemExit(f"README.md has no {BEGIN} marker")
+        raise SystemExit(f"{PAGE} has no {BEGIN} marker")
     new = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _m: render(args.default_model), text,
                  flags=re.S)
-    readme.write_text(new)
-    print("README quality block regenerated")
+    PAGE.write_text(new)
+    print(f"{PAGE.relative_to(ROOT)}: quality block regenerated")
 
 
 if __name__ == "__main__":

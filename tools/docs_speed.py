@@ -1,9 +1,9 @@
-"""The README's speed tables, generated from bench/results/ (issues 16 and 17).
+"""The docs site's speed tables, generated from bench/results/.
 
 Every row reads one saved result and names it with its command, commit and load average, so
-the tables say nothing that no file holds. ``python bench/readme_speed.py`` rewrites each block
-between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` in README.md (``speed``: the embedded
-store; ``neo4j-speed``: Neo4j beside it); ``--check`` only reports whether the README is current.
+the tables say nothing that no file holds. ``python -m tools.docs_speed`` rewrites each block
+between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` in docs/benchmarks/speed.md (``speed``: the embedded
+store; ``neo4j-speed``: Neo4j beside it); ``--check`` only reports whether the page is current.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
+PAGE = ROOT / "docs" / "benchmarks" / "speed.md"
 def markers(block: str) -> tuple[str, str]:
     return f"<!-- {block}:begin -->", f"<!-- {block}:end -->"
 
@@ -263,7 +264,7 @@ def table(rows: Rows = ROWS) -> str:
 
 
 def render(text: str) -> str:
-    """``text`` (the README) with every block's table regenerated."""
+    """``text`` (the speed page) with every block's table regenerated."""
     for block, rows in BLOCKS.items():
         begin, end = markers(block)
         head, rest = text.split(begin, 1)
@@ -276,12 +277,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
-    readme = ROOT / "README.md"
-    text = readme.read_text()
+    text = PAGE.read_text()
     new = render(text)
     if args.check:
         sys.exit(0 if new == text else 1)
-    readme.write_text(new)
+    PAGE.write_text(new)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,56 @@
+"""The public surface: every name in ``graphmem.__all__`` imports, and ``graphmem.open`` gives a
+working engine on a real embedded store with the real model."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import graphmem
+
+
+def test_every_public_name_imports():
+    missing = [name for name in graphmem.__all__ if getattr(graphmem, name, None) is None]
+    assert missing == []
+    assert set(graphmem.__all__) <= set(dir(graphmem))
+
+
+def test_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        graphmem.nope  # noqa: B018
+
+
+def test_import_is_cheap():
+    """``import graphmem`` loads no engine, store or model code until a name is used."""
+    code = ("import sys, graphmem; heavy = [m for m in ('graphmem.engine', 'fastembed', 'numpy') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_open_add_search_close(tmp_path):
+    with graphmem.open(data_dir=tmp_path / "gm", use_env=False) as gm:
+        assert isinstance(gm, graphmem.Graphmem)
+        gm.add({"id": "backup-rule", "content": "Backups of the ledger database rotate every night",
+                "tags": ["backups"]})
+        gm.add({"id": "deploy", "content": "Deploy billing with the release workflow", "tags": ["billing"]})
+        results = gm.search("when do the ledger backups run?", k=2)["results"]
+        assert results[0]["id"] == "backup-rule"
+        assert "direct" in results[0]["why"]
+        with pytest.raises(graphmem.NotFoundError):
+            gm.get("default", "missing")
+        with pytest.raises(graphmem.ValidationError):
+            gm.add({"content": ""})
+    assert (tmp_path / "gm" / "graphmem.sqlite").exists()
+
+
+def test_open_takes_overrides_or_settings_not_both(tmp_path):
+    settings = graphmem.load_settings(overrides={"store": {"data_dir": str(tmp_path)}}, use_env=False)
+    with pytest.raises(TypeError):
+        graphmem.open(tmp_path, settings=settings)
+    with graphmem.open(settings=settings) as gm:
+        assert gm.settings.store.data_dir == str(tmp_path)
+    with graphmem.open(tmp_path / "o", overrides={"search": {"vector_weight": 0.7}}, use_env=False) as gm:
+        assert gm.settings.search.vector_weight == 0.7
