@@ -112,7 +112,8 @@ function editForm(m) {
     e.preventDefault();
     await guarded(async () => {
       const patch = { content: $("edit-content").value, tags: splitList($("edit-tags").value),
-                      category: $("edit-category").value || null, source: $("edit-source").value || undefined };
+                      category: $("edit-category").value.trim() || undefined,
+                      source: $("edit-source").value.trim() || undefined };
       const updated = await call("PATCH", `/v1/memories/${encodeURIComponent(m.id)}`, { body: patch });
       await openMemory(updated.id);
       say(`Updated ${updated.id}.`, true);
