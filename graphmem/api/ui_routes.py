@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, send_from_directory
+from flask import Blueprint, Response, abort, redirect, send_from_directory
+
+from graphmem.api.validation import operation
 
 UI_DIR = Path(__file__).with_name("ui")
 FILES = frozenset({"index.html", "app.js", "views.js", "api.js", "style.css",
                    "vendor/cytoscape.esm.min.mjs"})
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
        "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
-PUBLIC = {"ui.page", "ui.asset"}
+PUBLIC = {"ui.page", "ui.page_slash", "ui.asset"}
 
 bp = Blueprint("ui", __name__)
 
@@ -28,10 +30,16 @@ def _secure(resp: Response) -> Response:
 
 
 @bp.get("/ui")
-@bp.get("/ui/")
+@operation("inspector", "ops", "The memory inspector page (served offline; its data comes from /v1 with your key)",
+           ok={200: ("HTML", None)}, public=True, media={200: "text/html"})
 def page() -> Response:
     resp = send_from_directory(UI_DIR, "index.html", max_age=0)
     return _secure(resp)
+
+
+@bp.get("/ui/")
+def page_slash() -> Response:
+    return redirect("/ui", code=308)        # type: ignore[return-value]
 
 
 @bp.get("/ui/<path:name>")

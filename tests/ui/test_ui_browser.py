@@ -13,8 +13,8 @@ from urllib.parse import urlparse
 
 import pytest
 import requests
-from conftest import KEY, XSS
 from playwright.sync_api import Page, expect, sync_playwright
+from ui_seed import KEY, XSS
 
 from graphmem.client import GraphmemClient
 
