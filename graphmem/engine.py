@@ -269,11 +269,6 @@ class Graphmem:
 
         return restore(self.store, lines, self.embedder.model_id, self.embedder.dim)
 
-    def backup_sqlite(self, destination: str | Path) -> Path:
-        """A consistent online copy of the embedded store's database file."""
-        from graphmem.ops.backup import sqlite_backup
-
-        if self.store.kind != "sqlite":
-            raise ValidationError("a database-file backup is for the embedded store; use the JSONL dump",
-                                  field="format")
-        return sqlite_backup(self.store.db, destination)  # type: ignore[attr-defined]
+    def backup_file(self, destination: str | Path) -> Path:
+        """A consistent online copy of the store's database file (the embedded store; Neo4j refuses)."""
+        return self.store.backup_file(destination)

@@ -123,9 +123,7 @@ def check_namespace(store: MemoryStore, ns: str, cfg: EdgeSettings, recall_depth
     if context is not None:
         problems += [Problem(kind, ns, detail, found, repaired) for kind, detail, found, repaired
                      in thread_problems(store, ns, mems, stored_edges, context, cfg, repair)]
-    integrity = getattr(store, "integrity", None)
-    if integrity is not None:
-        problems += [Problem(kind, ns, detail, list(found)) for kind, detail, found in integrity(ns)]
+    problems += [Problem(kind, ns, detail, list(found)) for kind, detail, found in store.integrity(ns)]
     if repair and problems:
         _repair(store, ns, mems, problems, broken, cfg)
     return problems
@@ -146,7 +144,7 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
         if resave:
             problem.repaired = True
     if any(p.kind in ("tag_counts", "category_counts", "term_df", "namespace_stats", "label_counts")
-           for p in problems) and hasattr(store, "recount"):
+           for p in problems):
         store.recount(ns)
         for p in problems:
             p.repaired = p.repaired or p.kind in ("tag_counts", "category_counts", "term_df", "namespace_stats",

@@ -13,6 +13,7 @@ Ordering rules every implementation must follow (so candidate lists agree):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -159,6 +160,20 @@ class MemoryStore(Protocol):
 
     def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
         """Edges whose both endpoints are in ``ids`` (subgraph view)."""
+
+    # -- maintenance: graphmem check and backup ------------------------------------------------
+    def integrity(self, namespace: str) -> list[tuple[str, str, list[str]]]:
+        """Findings only this store can make, beyond the shared check: ``(kind, detail, ids)``."""
+        ...
+
+    def recount(self, namespace: str) -> None:
+        """Rebuild the namespace's tag, category and term counts from the memories (check --repair)."""
+        ...
+
+    def backup_file(self, destination: str | Path) -> Path:
+        """A consistent copy of the store's database file while it stays in use. A store whose data
+        is not one file raises ``ValidationError`` naming the portable alternative (the JSONL dump)."""
+        ...
 
     def stats(self, namespace: str | None) -> StoreStats:
         """Raw counts of one namespace (None: all): memories per namespace, edges and maximum
