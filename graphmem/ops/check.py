@@ -152,7 +152,7 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
     trim: list[Edge] = list(broken["dangling"])
     for (_end, edge_type), edges in broken["over"].items():
         if edge_type in LINK_TYPES:   # FOLLOWS is the thread check's
-            ordered = sorted(edges, key=lambda e: (-e.weight, e.a, e.b))
+            ordered = sorted(edges, key=lambda e: e.strength_key)
             trim += ordered[cfg.max_degree(edge_type):]
     if trim:
         store.write_edges([], list({e.key: e for e in trim}.values()))
