@@ -18,6 +18,7 @@ from graphmem.errors import ConfigError
 
 DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
 STAGES = ("router", "lexical", "vector", "context", "expansion", "health", "source")
+FUSIONS = ("rrf", "weighted")       # how recall fuses its channels (retrieval/recall.py fuse)
 
 
 def deep_merge(base: dict, override: dict) -> dict:
@@ -253,7 +254,7 @@ class SearchConfig:
                                         description="Summed document-frequency budget of the lookup terms.")
     lexical_overfetch: int = tunable(1, ceiling="max_lexical_overfetch",
                                      description="Full-text pool = recall_candidates * this.")
-    fusion: str = tunable(choices=("rrf", "weighted"), description="How the recall channels are fused.")
+    fusion: str = tunable(choices=FUSIONS, description="How the recall channels are fused.")
     rrf_k: int = tunable(0, 10000)
     vector_weight: float = tunable(0.0, 10.0)
     lexical_weight: float = tunable(0.0, 10.0)
@@ -372,8 +373,8 @@ def settings_from_dict(data: dict) -> Settings:
         unknown = set(recipe.stages) - set(STAGES)
         if unknown:
             raise ConfigError(f"unknown stage(s) {sorted(unknown)} in recipe {recipe.name}", field="stages")
-        if recipe.fusion not in ("rrf", "weighted"):
-            raise ConfigError(f"fusion must be 'rrf' or 'weighted', not {recipe.fusion!r}", field="fusion")
+        if recipe.fusion not in FUSIONS:
+            raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, not {recipe.fusion!r}", field="fusion")
     return Settings(
         limits=_build(Limits, data["limits"], "limits"),
         health=_build(HealthRules, health, "health"),

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.config import Settings, load_settings
+from graphmem.contract import check_recipes
 from graphmem.embedding.embedder import Embedder
 from graphmem.embedding.first_use import open_embedder
 from graphmem.errors import NotFoundError, ValidationError
@@ -54,6 +55,7 @@ def stats_view(stats: StoreStats) -> dict[str, Any]:
 class Graphmem:
     def __init__(self, settings: Settings, store: MemoryStore, embedder: Embedder, clock=utcnow_iso,
                  reindexing: bool = False):
+        check_recipes(settings)
         self.settings = settings
         self.store = store
         self.embedder = embedder

@@ -3,7 +3,8 @@
 import pytest
 
 from graphmem.config import load_settings
-from graphmem.errors import ValidationError
+from graphmem.contract import check_recipes
+from graphmem.errors import ConfigError, ValidationError
 from graphmem.retrieval.request import build_search_config
 
 SETTINGS = load_settings(use_env=False)
@@ -33,3 +34,12 @@ def test_recipe_plus_overrides():
                                                                         "edge_type_weights": {"OVERLAPS": 0}})
     assert cfg.stage("expansion") and not cfg.stage("health") and cfg.expansion_seeds == 3
     assert cfg.edge_type_weights["OVERLAPS"] == 0 and cfg.edge_type_weights["SHARES_TAG"] > 0
+
+def test_default_recipes_are_within_bounds():
+    check_recipes(load_settings(use_env=False))
+
+def test_a_recipe_outside_a_tunables_bounds_is_a_config_error():
+    settings = load_settings(use_env=False, overrides={"recipes": {"wild": {"vector_weight": 70.0}}})
+    with pytest.raises(ConfigError, match="recipe 'wild'.*vector_weight") as err:
+        check_recipes(settings)
+    assert err.value.field == "recipes.wild.vector_weight"
