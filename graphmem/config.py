@@ -226,6 +226,7 @@ class ModelSettings:
     name: str
     dir: str
     prepare_on_first_use: bool
+    threads: int = 0
 
 
 def tunable(low: float | None = None, high: float | None = None, *, ceiling: str | None = None,
@@ -375,6 +376,10 @@ def settings_from_dict(data: dict) -> Settings:
             raise ConfigError(f"unknown stage(s) {sorted(unknown)} in recipe {recipe.name}", field="stages")
         if recipe.fusion not in FUSIONS:
             raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, not {recipe.fusion!r}", field="fusion")
+    model = _build(ModelSettings, data["model"], "model")
+    if not isinstance(model.threads, int) or model.threads < 0:
+        raise ConfigError(f"[model] threads must be an integer >= 0 (0: one per core), not {model.threads!r}",
+                          field="model.threads")
     return Settings(
         limits=_build(Limits, data["limits"], "limits"),
         health=_build(HealthRules, health, "health"),
@@ -382,7 +387,7 @@ def settings_from_dict(data: dict) -> Settings:
         ingest=_build(IngestSettings, data["ingest"], "ingest"),
         edges=_build(EdgeSettings, data["edges"], "edges"),
         store=_build(StoreSettings, data["store"], "store"),
-        model=_build(ModelSettings, data["model"], "model"),
+        model=model,
         api=_build(ApiSettings, data["api"], "api"),
         mcp=_build(McpSettings, data["mcp"], "mcp"),
         topics=_build(TopicSettings, data["topics"], "topics"),
