@@ -25,6 +25,7 @@ from pydantic import ValidationError as PydanticError
 from graphmem.config import Limits, Settings
 from graphmem.contract import responses
 from graphmem.contract.requests import build_requests, json_depth, limit_models
+from graphmem.contract.numbers import MAX_SAFE_INTEGER, check_numbers
 from graphmem.contract.types import PATTERN_MEANING
 from graphmem.errors import ConfigError, EvidenceRejected, ValidationError
 
@@ -85,11 +86,13 @@ def to_graphmem_error(exc: PydanticError, prefix: str = "") -> ValidationError:
 
 
 def validate(model: type[BaseModel], data: Any, prefix: str = "") -> Any:
-    """``model.model_validate(data)``, failures raised as graphmem's ValidationError (422)."""
+    """``model.model_validate(data)``, failures raised as graphmem's ValidationError (422).
+    Every number anywhere in ``data`` (metadata included) must be one JSON can carry (RFC 8259)."""
+    check_numbers(data, prefix)
     try:
         return model.model_validate(data)
     except PydanticError as exc:
         raise to_graphmem_error(exc, prefix) from None
 
 
-__all__ = ["contract", "for_limits", "json_depth", "validate", "to_graphmem_error", "error_field", "responses"]
+__all__ = ["MAX_SAFE_INTEGER", "check_numbers", "contract", "for_limits", "json_depth", "validate", "to_graphmem_error", "error_field", "responses"]

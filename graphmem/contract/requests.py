@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
+from datetime import datetime
 from types import SimpleNamespace
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, create_model, field_validator, model_validator
+from pydantic import AfterValidator, Field, create_model, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from graphmem.config import STAGES, Limits, SearchConfig
@@ -32,6 +33,16 @@ from graphmem.model import EDGE_TYPES
 CURSOR_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z~.+$"
 DEFAULT_SOURCE = "unknown"     # a memory stored without a source (HTTP, MCP, CLI and imports alike)
 PATCHABLE = ("content", "tags", "category", "source", "reason", "metadata", "valid_until", "expires_at")
+
+
+def real_cursor(value: str) -> str:
+    """A cursor's time must be a real instant (month 13 or 30 February match the pattern but
+    name no position: they would page from nowhere and answer an empty page)."""
+    try:
+        datetime.strptime(value.partition("~")[0], "%Y-%m-%dT%H:%M:%S.%fZ")
+    except ValueError:
+        raise ValueError("cursor is not valid (use next_cursor of the previous page)") from None
+    return value
 
 
 def json_depth(value: Any) -> int:
@@ -135,7 +146,7 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         thread: Thread | None = Field(None, description=(  # type: ignore[valid-type]
             "The conversation it belongs to (a session or chat id): consecutive memories of a thread are "
             "linked by FOLLOWS edges and each gets a context window as a second recall key."))
-        seq: int_range(0, 2**53) | None = Field(  # type: ignore[valid-type]
+        seq: int_range(0, 2**53 - 1) | None = Field(  # type: ignore[valid-type]
             None, description="Position within the thread; without it, created_at order (after numbered ones).")
         extracted: bool = Field(False, description="Extracted by a model: evidence is then required.")
         evidence: Evidence | None = None
@@ -210,7 +221,8 @@ def limit_models(limits: Limits) -> SimpleNamespace:
     class ListArgs(NamespaceArgs):
         limit: int_range(1, lim.max_list_limit) = 50  # type: ignore[valid-type]
         cursor: Annotated[str, Field(pattern=CURSOR_PATTERN, max_length=64 + lim.max_id_chars,
-                                     description="`next_cursor` of the previous page.")] | None = None
+                                     description="`next_cursor` of the previous page."),
+                          AfterValidator(real_cursor)] | None = None
         tags: Annotated[list[QTag], Field(max_length=lim.max_filter_values,  # type: ignore[valid-type]
                                           description="The memory must carry all.")] = []
         category: Annotated[list[QCategory], Field(max_length=lim.max_filter_values,  # type: ignore

@@ -11,7 +11,6 @@ and each tool call is scoped to a namespace that key holds.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -23,7 +22,7 @@ from graphmem.auth import OPEN, Keyring, Principal
 from graphmem.contract import contract, validate
 from graphmem.engine import Graphmem
 from graphmem.errors import GraphmemError, ValidationError
-from graphmem.mcp.arguments import read_arguments
+from graphmem.fastjson import dumps, finite
 from graphmem.mcp.schemas import input_schemas
 from graphmem.mcp.tools import TOOLS
 
@@ -43,7 +42,9 @@ def error_body(exc: GraphmemError) -> dict[str, Any]:
 
 
 def _result(body: dict[str, Any], is_error: bool = False) -> types.CallToolResult:
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    text = dumps(body, ensure_ascii=False, separators=(",", ":"))
+    if "NaN" in text or "Infinity" in text:      # cheap pre-check; finite() only if a value may be one
+        body = finite(body)
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content=body, is_error=is_error)
 
@@ -91,12 +92,11 @@ class GraphmemMcp:
                                       "server log", "field": None}}, is_error=True)
 
     async def call(self, name: str, args: dict[str, Any], principal: Principal = OPEN) -> dict[str, Any]:
-        """Run one tool: read text arguments (``graphmem.mcp.arguments``), validate with the API's
-        request model, authorise the namespace, call the engine."""
+        """Run one tool: validate the arguments exactly as sent (JSON types, as over HTTP) with the
+        API's request model, authorise the namespace, call the engine."""
         spec = TOOLS.get(name)
         if spec is None:
             raise ValidationError(f"unknown tool {name!r}; tools are {', '.join(TOOLS)}", field="name")
-        args = read_arguments(args, self.schemas[name])     # "3" for an integer field, and no more
         extra = {key: args.pop(key) for key in spec.extra if key in args}
         models = contract(self.engine.settings)
         if "memory_id" in spec.extra:
