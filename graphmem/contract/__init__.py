@@ -85,11 +85,15 @@ def to_graphmem_error(exc: PydanticError, prefix: str = "") -> ValidationError:
     return ValidationError(f"{field}: {message}" if field else message, field=field)
 
 
-def validate(model: type[BaseModel], data: Any, prefix: str = "") -> Any:
+def validate(model: type[BaseModel], data: Any, prefix: str = "", *, exact: bool = False) -> Any:
     """``model.model_validate(data)``, failures raised as graphmem's ValidationError (422).
-    Every number anywhere in ``data`` (metadata included) must be one JSON can carry (RFC 8259)."""
+    Every number anywhere in ``data`` (metadata included) must be one JSON can carry (RFC 8259).
+    ``exact``: JSON types as sent even for a query-string model (MCP arguments are JSON, so
+    ``"5"`` is not an integer there, as in an HTTP body)."""
     check_numbers(data, prefix)
     try:
+        if exact:
+            return model.model_validate(data, strict=True, context={"strict": True})
         return model.model_validate(data)
     except PydanticError as exc:
         raise to_graphmem_error(exc, prefix) from None

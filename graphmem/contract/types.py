@@ -58,7 +58,8 @@ def _integral(value: Any, info: ValidationInfo) -> Any:
     A JSON body keeps exact types: "10" stays a string, and is refused."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if (isinstance(value, str) and not (info.config or {}).get("strict")
+    strict = (info.config or {}).get("strict") or (info.context or {}).get("strict")
+    if (isinstance(value, str) and not strict
             and re.fullmatch(r"-?[0-9]+\.0*", value.strip())):
         return int(float(value))
     return value

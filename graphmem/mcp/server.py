@@ -100,8 +100,8 @@ class GraphmemMcp:
         extra = {key: args.pop(key) for key in spec.extra if key in args}
         models = contract(self.engine.settings)
         if "memory_id" in spec.extra:
-            validate(models.MemoryPath, {k: v for k, v in extra.items() if k == "memory_id"})
-        request = validate(getattr(models, spec.model), args)
+            validate(models.MemoryPath, {k: v for k, v in extra.items() if k == "memory_id"}, exact=True)
+        request = validate(getattr(models, spec.model), args, exact=True)
         requested = self.default_namespace if request.namespace is None else request.namespace
         namespace = principal.namespace(requested)
         return await anyio.to_thread.run_sync(spec.handler, self.engine, self.cfg, namespace, request, extra)
