@@ -27,6 +27,21 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
+def parse(text: str) -> Any:
+    """``json.loads`` for a file's text (an import line, a chat export), every failure a
+    ``ValueError`` with a message for a person: beside malformed JSON, ``json`` raises a bare
+    ``ValueError`` for an integer past 4300 digits and ``RecursionError`` for deep nesting.
+    NaN and Infinity parse here, so the contract's number rule names their field."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError("invalid JSON: nested too deeply to read") from None
+    except ValueError:
+        raise ValueError("invalid JSON: a number too long to read (over 4300 digits)") from None
+
+
 def finite(value: Any) -> Any:
     """``value`` with every non-finite float replaced by ``None`` (a copy; the input is unchanged)."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -36,6 +51,15 @@ def finite(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [finite(v) for v in value]
     return value
+
+
+def all_finite(value: Any) -> bool:
+    """True when ``value`` holds no NaN or Infinity (``json.dumps`` with allow_nan=False, in C)."""
+    try:
+        json.dumps(value, allow_nan=False, default=str)
+    except ValueError:
+        return False
+    return True
 
 
 def dumps(value: Any, **kwargs: Any) -> str:

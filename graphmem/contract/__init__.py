@@ -24,8 +24,8 @@ from pydantic import ValidationError as PydanticError
 
 from graphmem.config import Limits, Settings
 from graphmem.contract import responses
-from graphmem.contract.requests import build_requests, json_depth, limit_models
 from graphmem.contract.numbers import MAX_SAFE_INTEGER, check_numbers
+from graphmem.contract.requests import build_requests, json_depth, limit_models
 from graphmem.contract.types import PATTERN_MEANING
 from graphmem.errors import ConfigError, EvidenceRejected, ValidationError
 
@@ -99,4 +99,5 @@ def validate(model: type[BaseModel], data: Any, prefix: str = "", *, exact: bool
         raise to_graphmem_error(exc, prefix) from None
 
 
-__all__ = ["MAX_SAFE_INTEGER", "check_numbers", "contract", "for_limits", "json_depth", "validate", "to_graphmem_error", "error_field", "responses"]
+__all__ = ["MAX_SAFE_INTEGER", "check_numbers", "contract", "for_limits", "json_depth", "validate",
+           "to_graphmem_error", "error_field", "responses"]

@@ -30,7 +30,8 @@ def _problem(value: Any) -> str | None:
     if isinstance(value, float) and not math.isfinite(value):
         return "must be a finite number (NaN, Infinity and overflowing numbers such as 1e400 are not JSON)"
     if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
-        return f"must be an integer within -{MAX_SAFE_INTEGER}..{MAX_SAFE_INTEGER} (2**53-1, exact in every JSON parser)"
+        return (f"must be an integer within -{MAX_SAFE_INTEGER}..{MAX_SAFE_INTEGER} "
+                "(2**53-1, exact in every JSON parser)")
     return None
 
 

@@ -10,7 +10,7 @@ Optional fields are advertised by their plain type (``{"type": "integer", ...}``
 (the Inspector CLI, form-based hosts) can then fill them. Leaving a field out is how a caller
 asks for its default; an explicit ``null`` is still accepted, as over HTTP. Text sent for a
 non-string field is refused, as in an HTTP body: the client converts by the schema (the
-Inspector CLI does), the server does not guess (docs/input-rules.md).
+Inspector CLI does), the server does not guess (docs/strict-json.md).
 """
 
 from __future__ import annotations

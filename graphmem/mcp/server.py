@@ -22,7 +22,7 @@ from graphmem.auth import OPEN, Keyring, Principal
 from graphmem.contract import contract, validate
 from graphmem.engine import Graphmem
 from graphmem.errors import GraphmemError, ValidationError
-from graphmem.fastjson import dumps, finite
+from graphmem.fastjson import all_finite, dumps, finite
 from graphmem.mcp.schemas import input_schemas
 from graphmem.mcp.tools import TOOLS
 
@@ -42,9 +42,9 @@ def error_body(exc: GraphmemError) -> dict[str, Any]:
 
 
 def _result(body: dict[str, Any], is_error: bool = False) -> types.CallToolResult:
-    text = dumps(body, ensure_ascii=False, separators=(",", ":"))
-    if "NaN" in text or "Infinity" in text:      # cheap pre-check; finite() only if a value may be one
+    if not all_finite(body):    # a value stored before the number rule: null, in both forms alike
         body = finite(body)
+    text = dumps(body, ensure_ascii=False, separators=(",", ":"))
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content=body, is_error=is_error)
 

@@ -1,4 +1,4 @@
-"""Numbers and types outside JSON over MCP (docs/input-rules.md), against a real `graphmem mcp
+"""Numbers and types outside JSON over MCP (docs/strict-json.md), against a real `graphmem mcp
 --http` process, with the arguments sent as raw JSON text (an SDK client would write NaN as null):
 each call is a tool error with the API's code and field, and nothing is stored."""
 
@@ -23,6 +23,12 @@ CASES = [  # (tool, arguments as JSON text, field)
     ("memory_neighbors", '{"memory_id": "m", "limit": "5"}', "limit"),
     ("search_memories", '{"query": "x", "k": "5"}', "k"),
     ("search_memories", '{"query": "back\\u0000ups"}', "query"),
+    ("add_memory", '{"content": "a note", "namespace": "a\\u0000"}', "namespace"),
+    ("add_memory", '{"content": "a note", "id": "a\\u0000b"}', "id"),
+    ("get_memory", '{"memory_id": "a\\u0000b"}', "memory_id"),
+    ("search_memories", '{"query": "x", "k": 5.5}', "k"),
+    ("search_memories", '{"query": "x", "k": 9007199254740993}', "k"),
+    ("add_memory", '{"content": "a note", "extracted": "true"}', "extracted"),
 ]
 
 
