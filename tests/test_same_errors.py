@@ -29,8 +29,8 @@ BAD = [  # (request fields, CLI arguments or None when the CLI cannot send it)
 
 def _library(engine, fields: dict) -> tuple[str, str | None]:
     with pytest.raises(ValidationError) as err:
-        engine.search(fields["query"], k=fields.get("k"), filters=fields.get("filters"), recipe=fields.get("recipe"),
-                      stages=fields.get("stages"), params=fields.get("params"))
+        engine.search(fields["query"], k=fields.get("k"), filters=fields.get("filters"),
+                      recipe=fields.get("recipe"), stages=fields.get("stages"), params=fields.get("params"))
     return err.value.message, err.value.field
 
 
