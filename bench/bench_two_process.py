@@ -85,19 +85,43 @@ def create(url: str, writer: str, memory_id: str, tally: Tally) -> None:
             tally.acked.setdefault(memory_id, []).append(writer)
 
 
-def run_import(data_dir: Path, ids: list[str], tmp: Path, env: dict[str, str]) -> subprocess.Popen:
-    path = tmp / f"import-{ids[0]}.jsonl"
-    path.write_text("".join(json.dumps({"id": i, "content": content(i, "cli"), "namespace": NS, "tags": ["race"]})
-                            + "\n" for i in ids))
-    return subprocess.Popen([sys.executable, "-m", "graphmem", "--data-dir", str(data_dir), "import", str(path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+class Import:
+    """A ``graphmem import`` process; ``started`` is set once its progress bar appears (the model is
+    loaded and the batches are about to be written)."""
+
+    def __init__(self, data_dir: Path, ids: list[str], tmp: Path, env: dict[str, str]) -> None:
+        path = tmp / f"import-{ids[0]}.jsonl"
+        path.write_text("".join(json.dumps({"id": i, "content": content(i, "cli"), "namespace": NS,
+                                            "tags": ["race"]}) + "\n" for i in ids))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "graphmem", "--data-dir", str(data_dir), "import", str(path),
+             "--batch-size", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        self.started = threading.Event()
+        self.stderr: list[str] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        while char := self.proc.stderr.read(1):
+            self.stderr.append(char)
+            if char == "%":         # tqdm's "import:   0%|"
+                self.started.set()
+        self.started.set()
+
+    def finish(self) -> tuple[int, str, str]:
+        assert self.proc.stdout is not None
+        out = self.proc.stdout.read()
+        code = self.proc.wait(timeout=300)
+        self.reader.join(timeout=10)
+        return code, out, "".join(self.stderr)
 
 
-def import_outcome(proc: subprocess.Popen, tally: Tally) -> None:
-    out, err = proc.communicate(timeout=300)
-    if proc.returncode != 0:
+def import_outcome(importer: Import, tally: Tally) -> None:
+    code, out, err = importer.finish()
+    if code != 0:
         tally.note("import failed")
-        tally.errors.append(f"import exited {proc.returncode}: {err[-500:]}")
+        tally.errors.append(f"import exited {code}: {err[-500:]}")
         return
     # The summary table: "created | duplicate | rejected" then one row of numbers.
     numbers = [line for line in out.splitlines() if line.replace("│", " ").split()
@@ -129,7 +153,10 @@ def delete_then_patch(a: str, b: str, memory_id: str, concurrent: bool, pool: Th
     def patch(after_delete: bool) -> None:
         with GraphmemClient(b, timeout=60) as gm:
             try:
-                gm.update(memory_id, namespace=NS, content=content(memory_id, "patch"))
+                if after_delete:
+                    gm.update(memory_id, namespace=NS, content=content(memory_id, "patch"))
+                else:           # tags only: no embedding, so it races the delete evenly
+                    gm.update(memory_id, namespace=NS, tags=["race", "patched"])
                 tally.note("patch 200")
                 if after_delete:
                     with tally.lock:
@@ -198,13 +225,15 @@ def child_env() -> dict[str, str]:
 
 def create_phase(urls: list[str], data_dir: Path, ids: list[str], tmp: Path, env: dict[str, str],
                  pool: ThreadPoolExecutor, tally: Tally) -> int:
-    """The import starts, then both servers create each id in turn (both at once) until the import
-    has finished (it spends its first seconds loading the model, so its batch write lands in the
-    middle of theirs). Returns the passes over the ids."""
-    importer = run_import(data_dir, ids, tmp, env)
+    """The import starts; once it begins writing (the ids in order, a few per transaction) both
+    servers create the ids in reverse order, one id at a time (both servers at once), so the two
+    sides meet in the middle; then they go over every id again until the import has finished.
+    Returns the passes over the ids."""
+    importer = Import(data_dir, ids, tmp, env)
+    importer.started.wait(timeout=300)
     passes = 0
-    while importer.poll() is None or passes < 2:
-        for memory_id in ids:
+    while importer.proc.poll() is None or passes < 2:
+        for memory_id in reversed(ids):
             futures = [pool.submit(create, url, name, memory_id, tally)
                        for url, name in zip(urls, ("a", "b"), strict=True)]
             for f in futures:
@@ -253,6 +282,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--ids", type=int, default=16)
     parser.add_argument("--out", default="bench/results/two_process_race.json")
+    parser.add_argument("--note", default="", help="Saved with the figures (e.g. which code ran).")
     args = parser.parse_args()
     from tests.api.test_api_server import Server
 
@@ -268,6 +298,8 @@ def main() -> None:
             exits = [srv.stop() for srv in servers]
         report.update(seconds=round(time.monotonic() - started, 1), server_exits=exits,
                       check=check_data_dir(tmp / "data", child_env()), provenance=provenance())
+        if args.note:
+            report["note"] = args.note
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
