@@ -261,6 +261,11 @@ def race(urls: list[str], data_dir: Path, rounds: int, n_ids: int, tmp: Path) ->
                 if stored[memory_id] is not None:
                     delete_then_patch(urls[0], urls[1], memory_id, concurrent=k % 2 == 0, pool=pool, tally=tally)
         after = [final_contents(url, ids) for url in urls]
+        for url in urls:        # each server's vector matrix and row cache followed the other's deletes
+            for topic in TOPICS:
+                with GraphmemClient(url, timeout=60) as gm:
+                    hits = gm.search(f"notes on {topic} drill", namespace=NS, k=20)["results"]
+                stale += len({h["id"] for h in hits} & tally.deletes_acked)
         back = sorted(i for i in tally.deletes_acked if any(seen[i] is not None for seen in after))
         lost += lost_here
         resurrected += len(back)
@@ -272,7 +277,7 @@ def race(urls: list[str], data_dir: Path, rounds: int, n_ids: int, tmp: Path) ->
                           "deletes_acknowledged": len(tally.deletes_acked), "resurrected": back[:10]})
     return {"rounds": rounds, "ids_per_round": n_ids, "acknowledged_writes_lost": lost,
             "resurrected_deletes": resurrected, "patch_after_delete_succeeded": patched_after_delete,
-            "stale_reads_after_delete": stale,
+            "stale_reads_after_delete": stale,     # a GET, or a search hit, of an acknowledged delete
             "conflicts_409": statuses["create 409 conflict"] + statuses["import conflict"],
             "statuses": dict(sorted(statuses.items())), "errors": errors[:20], "per_round": per_round}
 
