@@ -184,6 +184,7 @@ class StoreSettings:
     sqlite_ann_dtype: str
     sqlite_scan_threads: int
     sqlite_row_cache: int
+    write_wait: float
     neo4j_uri: str
     neo4j_user: str
     neo4j_password: str
