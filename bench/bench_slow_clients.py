@@ -111,7 +111,7 @@ def run_slow_clients(root: Path, slow: int = 200, seconds: float = 10.0,
     env = child_env()
     if request_timeout is not None:
         config = root / "graphmem.toml"
-        config.write_text("".join(f"[{section}]\nrequest_timeout = {request_timeout}\n" for section in ("api", "mcp")))
+        config.write_text("".join(f"[{name}]\nrequest_timeout = {request_timeout}\n" for name in ("api", "mcp")))
         env["GRAPHMEM_CONFIG"] = str(config)
     data = root / "data"
     api_port, mcp_port = free_port(), free_port()
