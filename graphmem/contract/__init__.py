@@ -26,7 +26,7 @@ from graphmem.config import Limits, Settings
 from graphmem.contract import responses
 from graphmem.contract.requests import build_requests, json_depth, limit_models
 from graphmem.contract.types import PATTERN_MEANING
-from graphmem.errors import EvidenceRejected, ValidationError
+from graphmem.errors import ConfigError, EvidenceRejected, ValidationError
 
 
 @lru_cache(maxsize=16)
@@ -43,6 +43,19 @@ def for_limits(limits: Limits) -> SimpleNamespace:
 def contract(settings: Settings) -> SimpleNamespace:
     """The request models for this configuration (built once per limits and recipe names)."""
     return _build(settings.limits, tuple(sorted(settings.recipes)))
+
+
+def check_recipes(settings: Settings) -> None:
+    """Every recipe's tunables within the bounds a request's ``params`` must meet (the same
+    ``SearchParams`` model), so a TOML recipe cannot set what no request could."""
+    params = for_limits(settings.limits).SearchParams
+    for name, recipe in sorted(settings.recipes.items()):
+        values = {f: getattr(recipe, f) for f in params.model_fields}
+        try:
+            params.model_validate(values)
+        except PydanticError as exc:
+            found = to_graphmem_error(exc)
+            raise ConfigError(f"recipe {name!r}: {found.message}", field=f"recipes.{name}.{found.field}") from None
 
 
 def error_field(loc: tuple[Any, ...], prefix: str = "") -> str | None:

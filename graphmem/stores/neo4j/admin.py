@@ -9,12 +9,13 @@ import time
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
 from typing import Any
 
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ClientError
 
-from graphmem.errors import StoreConfigError, StoreUnavailable
+from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, ServerInfo, StoreStats, health_bin, is_window_namespace
 from graphmem.stores.base import check_model
 from graphmem.stores.neo4j import queries as Q
@@ -146,6 +147,20 @@ class AdminMixin(Neo4jBase):
             except FutureTimeout:
                 pass
         return self._info
+
+    def integrity(self, namespace: str) -> list[tuple[str, str, list[str]]]:
+        """Indexes that are not ONLINE: a failed or populating index makes recall miss memories
+        silently (the server's indexes are shared by every namespace)."""
+        rows = self._read("index_states")
+        if not rows:
+            return []
+        names = [str(r["name"]) for r in rows]
+        states = ", ".join(f"{r['name']} {r['state']}" for r in rows)
+        return [("index_state", f"{len(names)} indexes not ONLINE: {states}", names)]
+
+    def backup_file(self, destination: str | Path) -> Path:
+        raise ValidationError("a database-file backup is for the embedded store; use the JSONL dump "
+                              "(graphmem backup --format jsonl)", field="format")
 
     def recount(self, namespace: str) -> None:
         """Rebuild TermDF, CategoryCount and NamespaceStats of ``namespace`` (graphmem check --repair)."""
