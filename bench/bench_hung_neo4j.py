@@ -9,7 +9,7 @@ until the database came back and the probes waited behind them.
 
 ``tests/reliability/test_hung_neo4j.py`` asserts on this scenario; as a script it saves the
 figures. Usage:
-    python bench/bench_hung_neo4j.py [--frozen 10] [--out bench/results/hung_neo4j.json]
+    python bench/bench_hung_neo4j.py [--frozen 14] [--out bench/results/hung_neo4j.json]
 """
 
 from __future__ import annotations
@@ -70,11 +70,26 @@ class Load:
             self.samples.append({"kind": kind, "start": start, "end": time.monotonic(), **sample})
             self.stop.wait(pause)
 
+    def once(self, kind: str, at: float) -> None:
+        """One search of ``kind`` (``search`` or ``mcp_search``) sent at ``at`` (monotonic), recorded
+        as ``new_<kind>``: a search that arrives while the database is already stopped."""
+        def send() -> None:
+            self.stop.wait(max(0.0, at - time.monotonic()))
+            start = time.monotonic()
+            sample = (call(self.api, "POST", "/v1/search", self._query(), timeout=60) if kind == "search"
+                      else mcp_tool(self.mcp, "search_memories", self._query(), timeout=60))
+            sample.pop("body", None)
+            self.samples.append({"kind": f"new_{kind}", "start": start, "end": time.monotonic(), **sample})
+        thread = threading.Thread(target=send, daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
     def start(self, searchers: int) -> None:
         kinds = [("search", 0.05)] * searchers + [("mcp_search", 0.05)] * searchers + [
             ("healthz", 0.1), ("readyz", 0.2)]
-        self.threads = [threading.Thread(target=self._loop, args=kind, daemon=True) for kind in kinds]
-        for thread in self.threads:
+        threads = [threading.Thread(target=self._loop, args=kind, daemon=True) for kind in kinds]
+        self.threads.extend(threads)
+        for thread in threads:
             thread.start()
 
     def finish(self) -> None:
@@ -94,36 +109,56 @@ def _first(samples: list[dict], kind: str, after: float, ok: bool) -> float | No
     return None
 
 
+def _refused(sample: dict) -> bool:
+    """A search refused the way a client can act on: 503 with Retry-After over HTTP, the
+    ``store_unavailable`` tool error over MCP."""
+    if "mcp_search" in sample["kind"]:
+        return sample.get("error_code") == "store_unavailable"
+    return sample["status"] == 503 and int(sample.get("retry_after") or 0) >= 1
+
+
 def analyse(samples: list[dict], stopped: float, resumed: float, deadline: float) -> dict[str, Any]:
-    """Phases (healthy, frozen, recovered) and the figures a reader looks for."""
+    """Phases (healthy, frozen, recovered) and the figures a reader looks for. A search is
+    ``in flight`` if the stop found it waiting; ``frozen`` holds what started and was answered
+    while the database was stopped; ``straddled_resume`` what started then and was answered after
+    SIGCONT (bounded by the resume, not the deadline)."""
     def pick(kind: str, lo: float, hi: float) -> list[dict]:
-        """Started in [lo, hi); before the stop, only those also answered before it."""
-        return [s for s in samples if s["kind"] == kind and lo <= s["start"] < hi
-                and (lo > 0 or s["end"] < stopped)]
+        """Started in [lo, hi) and answered before ``hi`` (the next phase's start)."""
+        return [s for s in samples if s["kind"] == kind and lo <= s["start"] < hi and s["end"] < hi]
 
     kinds = ("search", "mcp_search", "healthz", "readyz")
-    in_flight = [s for s in samples if s["kind"] in ("search", "mcp_search") and s["start"] < stopped < s["end"]]
-    # Started while frozen, early enough that the deadline (not the resume) had to answer them.
-    decided = [s for s in samples if s["kind"] in ("search", "mcp_search")
-               and stopped <= s["start"] <= resumed - deadline - 0.5]
+    searches = ("search", "mcp_search", "new_search", "new_mcp_search")
+    in_flight = [s for s in samples if s["kind"] in searches and s["start"] < stopped < s["end"]]
+    started_frozen = [s for s in samples if s["kind"] in searches and stopped <= s["start"] < resumed]
+    decided = [s for s in started_frozen if s["end"] < resumed]
+    new = [s for s in samples if s["kind"].startswith("new_")]
     return {
         "healthy": {k: summary(pick(k, 0, stopped)) for k in kinds},
         "frozen": {k: summary(pick(k, stopped, resumed)) for k in kinds},
         "recovered": {k: summary(pick(k, resumed + 1.0, float("inf"))) for k in kinds},
         "in_flight_at_stop": summary(in_flight),
-        "in_flight_at_stop_samples": [{k: s[k] for k in ("kind", "status", "seconds", "retry_after")}
-                                      | ({"error_code": s["error_code"]} if s.get("error_code") else {})
-                                      for s in in_flight],
-        "decided_by_deadline": summary(decided),
-        "decided_not_refused": [s for s in decided if s["status"] not in (503, 200)
-                                or (s["kind"] == "mcp_search" and s.get("error_code") != "store_unavailable")
-                                or (s["kind"] == "search" and s["status"] != 503)][:5],
+        "in_flight_at_stop_samples": [_brief(s) for s in in_flight],
+        "new_search_after_stop": {k: summary([s for s in new if s["kind"] == k])
+                                  for k in ("new_search", "new_mcp_search")},
+        "new_search_after_stop_samples": [_brief(s) | {"sent_after_stop_s": round(s["start"] - stopped, 3)}
+                                          for s in new],
+        "searches_started_frozen": summary(started_frozen),
+        "straddled_resume": summary([s for s in started_frozen if s["end"] >= resumed]),
+        "answered_frozen_not_refused": [_brief(s) for s in decided if not _refused(s)][:5],
+        "in_flight_not_refused": [_brief(s) for s in in_flight if not _refused(s)][:5],
+        "search_max_s_started_frozen_or_in_flight": round(max(
+            (s["seconds"] for s in in_flight + started_frozen), default=0), 3),
         "healthz_max_s": round(max((s["seconds"] for s in samples if s["kind"] == "healthz"), default=0), 3),
         "readyz_unready_after_stop_s": _first(samples, "readyz", stopped, ok=False),
         "readyz_ready_after_resume_s": _first(samples, "readyz", resumed, ok=True),
         "search_ok_after_resume_s": _first(samples, "search", resumed, ok=True),
         "mcp_search_ok_after_resume_s": _first(samples, "mcp_search", resumed, ok=True),
     }
+
+
+def _brief(sample: dict) -> dict[str, Any]:
+    return ({k: sample[k] for k in ("kind", "status", "retry_after")} | {"seconds": round(sample["seconds"], 3)}
+            | ({"error_code": sample["error_code"]} if sample.get("error_code") else {}))
 
 
 def _until_ok(request: Any, status: int, within: float = 60.0) -> None:
@@ -139,8 +174,11 @@ def _until_ok(request: Any, status: int, within: float = 60.0) -> None:
         time.sleep(1.0)
 
 
-def run_hung(root: Path, frozen: float = 10.0, searchers: int = 2, after: float = 6.0) -> dict[str, Any]:
-    """Start, seed, warm, load; SIGSTOP for ``frozen`` s; SIGCONT; ``after`` s more of load."""
+def run_hung(root: Path, frozen: float = 14.0, searchers: int = 2, after: float = 6.0,
+             new_after: float = 1.0) -> dict[str, Any]:
+    """Start, seed, warm, load; SIGSTOP for ``frozen`` s (one more search per interface
+    ``new_after`` s into it); SIGCONT; ``after`` s more of load. ``frozen`` past twice the deadline
+    shows every phase: in-flight calls given up, new calls given up, then the breaker refusing at once."""
     neo = PrivateNeo4j(root / "neo4j")
     uri = neo.start()
     pid = int((root / "neo4j" / "run" / "neo4j.pid").read_text())
@@ -166,6 +204,8 @@ def run_hung(root: Path, frozen: float = 10.0, searchers: int = 2, after: float 
                 time.sleep(2.0)
                 stopped = time.monotonic()
                 os.kill(pid, signal.SIGSTOP)
+                for kind in ("search", "mcp_search"):
+                    load.once(kind, stopped + new_after)
                 try:
                     time.sleep(frozen)
                 finally:
@@ -179,13 +219,14 @@ def run_hung(root: Path, frozen: float = 10.0, searchers: int = 2, after: float 
             os.kill(pid, signal.SIGCONT)
         neo.stop()
     return {"frozen_s": frozen, "searchers_per_interface": searchers, "deadline_s": deadline,
+            "new_search_sent_after_stop_s": new_after,
             "bounds": {k: getattr(store, k) for k in BOUND_KEYS},
             **analyse(load.samples, stopped, resumed, deadline)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--frozen", type=float, default=10.0, help="seconds Neo4j stays stopped (SIGSTOP)")
+    ap.add_argument("--frozen", type=float, default=14.0, help="seconds Neo4j stays stopped (SIGSTOP)")
     ap.add_argument("--searchers", type=int, default=2, help="searching clients per interface")
     ap.add_argument("--out", default="bench/results/hung_neo4j.json")
     args = ap.parse_args()
