@@ -36,7 +36,7 @@ def test_hung_neo4j_is_bounded(tmp_path):
     assert probe["healthz_max_s"] < 1.0, probe["frozen"]["healthz"]
     readyz = probe["frozen"]["readyz"]
     assert readyz["statuses"] == [503] and readyz["max_s"] <= ping + 0.5, readyz
-    assert probe["readyz_unready_after_stop_s"] <= ping + 0.2 + 0.5   # + the probe loop's pause
+    assert probe["readyz_unready_after_stop_s"] <= ping + 1.5   # + the probe loop's pause, a busy box
     for key in ("readyz_ready_after_resume_s", "search_ok_after_resume_s", "mcp_search_ok_after_resume_s"):
         assert probe[key] is not None and probe[key] <= deadline + SLACK_S, (key, probe[key])
     recovered = probe["recovered"]
