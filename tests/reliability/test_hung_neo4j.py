@@ -25,7 +25,9 @@ def test_hung_neo4j_is_bounded(tmp_path):
     assert deadline + NEW_AFTER_S + SLACK_S < probe["frozen_s"], "the scenario no longer shows the deadline"
     in_flight = probe["in_flight_at_stop_samples"]
     assert {s["kind"] for s in in_flight} >= {"search", "mcp_search"}, in_flight
-    assert not probe["in_flight_not_refused"], probe["in_flight_not_refused"]
+    # A search whose store work was done before the stop may still answer 200; it must do so within the bound.
+    late = [s for s in probe["in_flight_not_refused"] if s["seconds"] > deadline + SLACK_S]
+    assert not late, late
     new = probe["new_search_after_stop"]
     assert new["new_search"]["n"] == 1 and new["new_mcp_search"]["n"] == 1, new
     assert not probe["answered_frozen_not_refused"], probe["answered_frozen_not_refused"]
