@@ -184,6 +184,7 @@ class StoreSettings:
     sqlite_ann_dtype: str
     sqlite_scan_threads: int
     sqlite_row_cache: int
+    write_wait: float
     neo4j_uri: str
     neo4j_user: str
     neo4j_password: str
@@ -195,6 +196,11 @@ class StoreSettings:
     neo4j_breaker_failures: int
     neo4j_breaker_cooldown: float
     neo4j_ping_timeout: float
+    neo4j_read_timeout: float
+    neo4j_write_timeout: float
+    neo4j_admin_timeout: float
+    neo4j_deadline_grace: float
+    neo4j_call_threads: int
     neo4j_server_info_ttl: float
     neo4j_vector_overfetch: int
     neo4j_vector_min_fetch: int
@@ -209,6 +215,13 @@ class ApiSettings:
     port: int
     threads: int
     keys: list[dict[str, Any]]
+    request_timeout: float
+    channel_timeout: int
+    connection_limit: int
+    cleanup_interval: int
+    backlog: int
+    recv_bytes: int
+    probe_threads: int
 
 
 @dataclass(frozen=True)
@@ -219,6 +232,10 @@ class McpSettings:
     compact_content_chars: int
     max_result_chars: int
     neighbors_limit: int
+    request_timeout: float
+    keep_alive_timeout: int
+    limit_concurrency: int
+    backlog: int
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ first). A memory without an embedding or explicit relations over their cap are o
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,6 +168,9 @@ def check_store(store: MemoryStore, cfg: EdgeSettings, recall_depth: int, namesp
     checked = namespaces or store.namespaces()
     problems: list[Problem] = []
     for ns in checked:
-        problems += check_namespace(store, ns, cfg, recall_depth, repair, context)
+        # A repair re-saves what it read: no other writer (another process too) may change the
+        # namespace in between, or a memory deleted meanwhile would come back.
+        with store.write_session() if repair else nullcontext():
+            problems += check_namespace(store, ns, cfg, recall_depth, repair, context)
     return {"store": store.kind, "namespaces": len(checked), "ok": not problems,
             "problems": [p.to_dict() for p in problems], "edge_types": list(EDGE_TYPES)}

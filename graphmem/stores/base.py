@@ -13,6 +13,7 @@ Ordering rules every implementation must follow (so candidate lists agree):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -52,6 +53,12 @@ class MemoryStore(Protocol):
         seconds (``refresh=False``: the copy as it is, no wait at all)."""
 
     # -- writes (each call is one transaction) -----------------------------------------
+    def write_session(self) -> AbstractContextManager[None]:
+        """Hold the store's write serialisation across a read-plan-write sequence (an ingest's
+        duplicate check, linking and save), so what was read is what the write applies to: no
+        other writer, of this process or (embedded store) another on the same data dir, writes in
+        between. Reentrant. A wait past ``store.write_wait`` raises ``StoreUnavailable``."""
+
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
                     replace_edges: bool = False, also: Sequence[Memory] = ()) -> None:
         """Insert or update ``mem`` together with edge changes, atomically; ``also`` are rows

@@ -57,7 +57,7 @@ class AdminMixin(Neo4jBase):
                 tx.run(s, {"dimension": int(dim)}).consume()
 
             try:
-                self._execute(True, create)
+                self._execute(True, create, kind="admin")
             except ClientError as exc:  # a concurrent ensure_schema created it first
                 if "AlreadyExists" not in (exc.code or ""):
                     raise
@@ -67,7 +67,7 @@ class AdminMixin(Neo4jBase):
             self._check_dimension(stored, int(index[0]["dimension"]), model_id, dim)
         stored = self._write("meta_init", model_id=model_id, dimension=int(dim))[0]
         self._check_dimension(stored["model_id"], stored["dimension"], model_id, dim)
-        self._read("await_indexes", timeout_seconds=300)
+        self._admin_read("await_indexes", timeout_seconds=300)
         if not meta or (meta[0]["layout"] or 0) < LAYOUT:
             for name in MIGRATIONS:  # idempotent: a concurrent ensure_schema may run them too
                 self._auto_commit(name, {})
@@ -168,7 +168,7 @@ class AdminMixin(Neo4jBase):
             for statement in Q.statements("recount_namespace"):
                 tx.run(statement, {"namespace": namespace}).consume()
 
-        self._execute(True, work)
+        self._execute(True, work, kind="admin")
 
     def drop_namespace(self, namespace: str) -> None:
         """Delete everything stored for ``namespace`` (admin and test cleanup; not in the contract)."""

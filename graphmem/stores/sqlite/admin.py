@@ -24,9 +24,10 @@ SCHEMA = Path(__file__).with_name("schema.sql").read_text()
 
 class AdminMixin(SQLiteBase):
     def ensure_schema(self, model_id: str, dim: int, reindexing: bool = False) -> None:
-        with self._write_lock:
+        with self._locked():        # idempotent statements, each its own transaction
             self.db.executescript(SCHEMA)
             self.db.executescript(vector_log.SCHEMA)
+        with self.write_session():  # migrations decided and run under one lock: a second process waits
             rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
             self._add_topics_column()
             self._add_thread_columns()
