@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
-from datetime import datetime
 from types import SimpleNamespace
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, create_model, field_validator, model_validator
+from pydantic import Field, create_model, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from graphmem.config import STAGES, Limits, SearchConfig
@@ -30,19 +29,18 @@ from graphmem.contract.types import (
 )
 from graphmem.model import EDGE_TYPES
 
-CURSOR_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z~.+$"
+# A cursor is ``<created_at>~<id>``. Its time is spelled as a real instant only (no month 13, no
+# 30 February, no year 0): a position that names no instant would page from nowhere, and a schema
+# that admits it would promise a request the service refuses.
+_YEAR = r"(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)"
+_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_MONTH_DAY = (r"(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+              r"|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)")
+_DATE = rf"(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
+_TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z"
+CURSOR_PATTERN = rf"^{_DATE}T{_TIME}~.+$"
 DEFAULT_SOURCE = "unknown"     # a memory stored without a source (HTTP, MCP, CLI and imports alike)
 PATCHABLE = ("content", "tags", "category", "source", "reason", "metadata", "valid_until", "expires_at")
-
-
-def real_cursor(value: str) -> str:
-    """A cursor's time must be a real instant (month 13 or 30 February match the pattern but
-    name no position: they would page from nowhere and answer an empty page)."""
-    try:
-        datetime.strptime(value.partition("~")[0], "%Y-%m-%dT%H:%M:%S.%fZ")
-    except ValueError:
-        raise ValueError("cursor is not valid (use next_cursor of the previous page)") from None
-    return value
 
 
 def json_depth(value: Any) -> int:
@@ -221,8 +219,7 @@ def limit_models(limits: Limits) -> SimpleNamespace:
     class ListArgs(NamespaceArgs):
         limit: int_range(1, lim.max_list_limit) = 50  # type: ignore[valid-type]
         cursor: Annotated[str, Field(pattern=CURSOR_PATTERN, max_length=64 + lim.max_id_chars,
-                                     description="`next_cursor` of the previous page."),
-                          AfterValidator(real_cursor)] | None = None
+                                     description="`next_cursor` of the previous page.")] | None = None
         tags: Annotated[list[QTag], Field(max_length=lim.max_filter_values,  # type: ignore[valid-type]
                                           description="The memory must carry all.")] = []
         category: Annotated[list[QCategory], Field(max_length=lim.max_filter_values,  # type: ignore

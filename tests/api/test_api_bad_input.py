@@ -103,6 +103,8 @@ CASES = [  # (method, path, body text or None, content type, status, field)
     ("get", "/v1/memories?cursor=2026-13-01T00:00:00.000000Z~a", None, None, 422, "cursor"),
     ("get", "/v1/memories?cursor=2026-02-30T00:00:00.000000Z~a", None, None, 422, "cursor"),
     ("get", "/v1/memories?cursor=2026-01-01T25:00:00.000000Z~a", None, None, 422, "cursor"),
+    ("get", "/v1/memories?cursor=0000-00-00T00:00:00.000000Z~0", None, None, 422, "cursor"),
+    ("get", "/v1/memories?cursor=2100-02-29T00:00:00.000000Z~a", None, None, 422, "cursor"),
     # NUL: refused in every text field and name (docs/strict-json.md)
     ("post", "/v1/memories", raw({**GOOD, "content": "a\x00b"}), "application/json", 422, "content"),
     ("post", "/v1/memories", raw({**GOOD, "tags": ["a\x00"]}), "application/json", 422, "tags[0]"),
