@@ -59,11 +59,11 @@ test-fast: setup
 	GRAPHMEM_NEO4J_URI= GRAPHMEM_REQUIRE_NEO4J= $(PY) -m pytest -q -p no:cacheprovider -m "not neo4j and not slow"
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check graphmem tests bench
+	$(VENV)/bin/ruff check graphmem tests bench tools
 	$(VENV)/bin/mypy
 
 bench: setup
-	$(PY) bench/bench_engine.py
+	$(PY) -m bench.bench_engine
 
 # Starts (or reuses) the local Neo4j; prints `export GRAPHMEM_NEO4J_URI=...`.
 # make cannot export into your shell: run `eval "$$($(NEO4J_LOCAL) env)"` afterwards.
