@@ -63,6 +63,7 @@ async function search() {
 
 // --- memory page --------------------------------------------------------------------------
 let cy = null;
+const EDGE_HINT = $("edge-info").textContent;
 
 function drawGraph(center, neighbors) {
   const label = (m) => (m.content.length > 40 ? `${m.content.slice(0, 40)}…` : m.content);
@@ -75,8 +76,9 @@ function drawGraph(center, neighbors) {
                             reason: JSON.stringify(n.reason), colour: V.edgeColour(n.type) } });
   });
   if (cy) cy.destroy();
+  $("edge-info").textContent = EDGE_HINT;         // not the last memory's edge
   cy = cytoscape({
-    container: $("graph"), elements,
+    container: $("graph"), elements, maxZoom: 1.5,  // a small neighbourhood is not blown up to fill the box
     style: [
       { selector: "node", style: { label: "data(label)", "font-size": 9, "text-wrap": "wrap", "text-max-width": 110,
                                     "background-color": "#5b8def", width: 18, height: 18 } },
