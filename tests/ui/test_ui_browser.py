@@ -177,6 +177,14 @@ def test_add_edit_and_delete_go_through_the_api(page, live):
     page.click("#add-form button")
     expect(page.locator("#mem-detail h2")).to_have_text("ui-added")
     assert client.get("ui-added")["tags"] == ["oncall", "rota"]
+    again = client.add("The on-call rotation now changes every Monday at nine", id="ui-again")   # cosine 0.99
+    assert again["memory"]["near_duplicate_of"] == "ui-added"
+    page.fill("#mem-id", "ui-again")
+    page.click("#open-form button")
+    expect(page.locator("#threads .near-dup")).to_have_text("near duplicate of ui-added")
+    page.click("#threads .near-dup a")
+    expect(page.locator("#mem-detail h2")).to_have_text("ui-added")
+    client.delete("ui-again")
     page.fill("#edit-content", "The on-call rotation changes every Tuesday at ten")
     page.click("#edit-form button[type=submit]")
     expect(page.locator("#msg")).to_contain_text("Updated")

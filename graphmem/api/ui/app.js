@@ -99,12 +99,14 @@ function drawGraph(center, neighbors) {
   const types = [...new Set(neighbors.map((n) => n.type))];
   $("legend").replaceChildren(...types.map((t) => el("span", { class: "chip" },
     el("span", { class: "swatch", style: `background:${V.edgeColour(t)}` }), t)));
-  const follows = neighbors.filter((n) => n.type === "FOLLOWS" || n.type === "SUPERSEDES");
-  $("threads").replaceChildren(follows.length ? el("div", { class: "card" },
-    el("h3", {}, center.thread ? `Thread ${center.thread}` : "Chains"),
-    el("ul", {}, follows.map((n) => el("li", {}, `${n.type} `,
-      el("a", { class: "mem", on: { click: () => openMemory(n.memory.id) } }, n.memory.id),
-      ` (seq ${n.memory.seq ?? "—"}): ${n.memory.content.slice(0, 60)}`)))) : "");
+  const open = (id) => el("a", { class: "mem", on: { click: () => openMemory(id) } }, id);
+  const chain = neighbors.filter((n) => n.type === "FOLLOWS").map((n) => el("li", {}, "FOLLOWS ", open(n.memory.id),
+    ` (seq ${n.memory.seq ?? "—"}): ${n.memory.content.slice(0, 60)}`));
+  if (center.near_duplicate_of) {         // graphmem's supersession: a later, nearly identical copy
+    chain.push(el("li", { class: "near-dup" }, "near duplicate of ", open(center.near_duplicate_of)));
+  }
+  $("threads").replaceChildren(chain.length ? el("div", { class: "card" },
+    el("h3", {}, center.thread ? `Thread ${center.thread}` : "Chains"), el("ul", {}, chain)) : "");
 }
 
 function editForm(m) {
