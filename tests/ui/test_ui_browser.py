@@ -160,7 +160,11 @@ def test_health_view_shows_histogram_lowest_and_namespaces(page, live):
     shown = page.eval_on_selector_all(".histogram tr", "rows => rows.map(r => r.dataset.key)")
     assert shown == list(stats["health_histogram"])
     assert page.locator(f".namespaces tr[data-key='{ns}']").count() == 1
-    assert page.locator(".lowest li").count() >= 1 and page.locator(".edge-counts tr[data-key=FOLLOWS]").count()
+    stored = GraphmemClient(srv.url, api_key=KEY).list_memories(limit=500)["memories"]
+    healths = sorted(m["health"] for m in stored)
+    shown = page.eval_on_selector_all(".lowest > ol > li", "items => items.map(i => Number(i.dataset.health))")
+    assert shown == healths[:10] and shown[0] < 1                # the weakest first (the untagged thread turns)
+    assert page.locator(".edge-counts tr[data-key=FOLLOWS]").count()
     if SHOTS:
         page.screenshot(path=str(DOCS / "ui-health.png"), full_page=True)
     page.watch.clean()

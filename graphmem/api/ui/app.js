@@ -150,10 +150,24 @@ async function openMemory(id) {
 }
 
 // --- health and structure -----------------------------------------------------------------
+/** The `want` weakest memories: the histogram says how far up the scale they reach, so only that band
+ * is listed (max_health), not the newest page of the whole store. */
+async function lowestHealth(histogram, want) {
+  let total = 0;
+  let upper = 1;
+  for (const [bin, n] of Object.entries(histogram).sort(([a], [b]) => parseFloat(a) - parseFloat(b))) {
+    total += n;
+    upper = Number(bin.split("-")[1]);
+    if (total >= want) break;
+  }
+  const query = { limit: Math.min(500, Math.max(want, total)), max_health: upper };
+  const page = await call("GET", "/v1/memories", { query });
+  return page.memories.sort((a, b) => a.health - b.health).slice(0, want);
+}
+
 async function loadHealth() {
   const stats = await call("GET", "/v1/stats");
-  const page = await call("GET", "/v1/memories", { query: { limit: 100 } });
-  const lowest = page.memories.sort((a, b) => a.health - b.health).slice(0, 10);
+  const lowest = await lowestHealth(stats.health_histogram, 10);
   $("health-body").replaceChildren(V.healthView(stats, lowest, openMemory));
 }
 

@@ -112,7 +112,8 @@ export function healthView(stats, lowest, open) {
     el("p", {}, `${stats.memories} memories on ${stats.server.kind} (${stats.server.edition} ${stats.server.version})`),
     barTable("Health histogram", Object.entries(stats.health_histogram), "histogram"),
     el("div", { class: "card lowest" }, el("h3", {}, "Lowest health"), el("ol", {}, lowest.map((m) =>
-      el("li", {}, el("a", { class: "mem", on: { click: () => open(m.id) } }, m.id), ` ${num(m.health)} `,
+      el("li", { dataset: { health: m.health } }, el("a", { class: "mem", on: { click: () => open(m.id) } }, m.id),
+        ` ${num(m.health)} `,
         el("span", { class: "muted" }, m.content.slice(0, 80)),
         el("ul", {}, m.health_reasons.map((p) => el("li", {}, `${p.rule} −${num(p.penalty)}: ${p.detail}`))))))),
     barTable("Edges by type", Object.entries(stats.edges), "edge-counts"),
