@@ -21,6 +21,8 @@ from graphmem.client import GraphmemClient
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SHOTS = os.environ.get("GRAPHMEM_UI_SCREENSHOTS") == "1"
+# A write on a busy Neo4j can take seconds (a cold query compile): expect waits as long as wait_for_selector.
+expect.set_options(timeout=30_000)
 
 
 class Watch:
