@@ -139,6 +139,8 @@ def test_memory_graph_draws_the_neighbourhood_and_moves_on_click(page, live):
     page.evaluate("() => { window.graphmemCy.edges().first().emit('mouseover'); }")   # returns nothing: a
     # cytoscape collection as the result would be serialised, core and all
     assert "weight" in page.inner_text("#edge-info") and "reason" in page.inner_text("#edge-info")
+    if SHOTS:
+        page.screenshot(path=str(DOCS / "ui-memory.png"), full_page=True)
     assert page.inner_text("#mem-detail tr[data-field=source] td") == "MEMORY.md"
     page.evaluate("() => { window.graphmemCy.$id('deploy-2').emit('tap'); }")
     expect(page.locator("#mem-detail h2")).to_have_text("deploy-2")
@@ -148,8 +150,6 @@ def test_memory_graph_draws_the_neighbourhood_and_moves_on_click(page, live):
     expect(page.locator("#mem-detail h2")).to_have_text("chat-2")
     assert ("chat-1", "FOLLOWS") in {(t, ty) for t, ty, _ in graph_state(page)["edges"]}
     assert "Thread standup" in page.inner_text("#threads")
-    if SHOTS:
-        page.screenshot(path=str(DOCS / "ui-memory.png"), full_page=True)
     page.watch.clean()
 
 

@@ -81,6 +81,7 @@ function drawGraph(center, neighbors) {
     container: $("graph"), elements, maxZoom: 1.5,  // a small neighbourhood is not blown up to fill the box
     style: [
       { selector: "node", style: { label: "data(label)", "font-size": 9, "text-wrap": "wrap", "text-max-width": 110,
+                                    "text-background-color": "#fff", "text-background-opacity": 0.85,
                                     "background-color": "#5b8def", width: 18, height: 18 } },
       { selector: "node[center = 1]", style: { "background-color": "#f0b429", width: 28, height: 28 } },
       { selector: "edge", style: { "line-color": "data(colour)", "target-arrow-color": "data(colour)",
@@ -88,7 +89,7 @@ function drawGraph(center, neighbors) {
                                     width: "mapData(weight, 0, 1, 1, 6)" } },
     ],
     layout: { name: "concentric", concentric: (n) => (n.data("center") ? 2 : 1), levelWidth: () => 1,
-              animate: false, minNodeSpacing: 40 },
+              animate: false, minNodeSpacing: 70 },
   });
   cy.on("mouseover", "edge", (e) => {
     const d = e.target.data();
