@@ -114,6 +114,16 @@ def test_search_shows_why_and_trace(page, live):
         assert related.count() >= 1
     if SHOTS:
         page.screenshot(path=str(DOCS / "ui-search.png"), full_page=True)
+    filtered = GraphmemClient(srv.url, api_key=KEY).search(
+        "how often are database backups taken", recipe="hybrid_expansion",
+        filters={"sources": ["memory_tool"], "min_health": 0.9})["results"]
+    assert 0 < len(filtered) < len(api["results"])
+    page.fill("#f-source", "memory_tool")            # the form's filters are the request's filters
+    page.fill("#f-min-health", "0.9")
+    page.click("#search-form button[type=submit]")
+    expect(page.locator("#results li.result")).to_have_count(len(filtered))
+    shown = page.eval_on_selector_all("#results li.result", "items => items.map(i => i.dataset.id)")
+    assert shown == [r["id"] for r in filtered] and set(shown) <= {"deploy-2", "db-1"}
     page.watch.clean()
 
 

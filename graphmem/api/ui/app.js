@@ -51,6 +51,8 @@ async function search() {
   const tags = splitList($("f-tags").value);
   if (tags.length) filters.tags = tags;
   if ($("f-category").value.trim()) filters.categories = [$("f-category").value.trim()];
+  if ($("f-source").value.trim()) filters.sources = [$("f-source").value.trim()];
+  if ($("f-min-health").value !== "") filters.min_health = Number($("f-min-health").value);
   const stages = Object.fromEntries([...document.querySelectorAll("input.stage")].map((c) => [c.name, c.checked]));
   const body = { query: $("q").value, k: Number($("k").value) || 10, trace: true, explain: true, stages };
   if (Object.keys(filters).length) body.filters = filters;
