@@ -122,6 +122,8 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
                 ("default, min_edge_weight=.2", "default", {"expansion_min_edge_weight": 0.2})]
     elif name == "cv-context":    # the ladder with context windows, and the knobs of the window key
         return context_grid()
+    elif name == "cv-multihop":   # the second recall round and per-arm weights, each its own family
+        return multihop_grid()
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
@@ -161,6 +163,49 @@ def context_grid() -> list[tuple[str, str, dict[str, Any]]]:
     rows += [("default, no FOLLOWS", "default", {"edge_type_weights": {"FOLLOWS": 0.0}}),
              ("default, merge_bonus=.5", "default", {"expansion_merge_bonus": 0.5}),
              ("default, no SHARES_TAG", "default", {"edge_type_weights": {"SHARES_TAG": 0.0}})]
+    return rows
+
+
+# Families a grid point belongs to when it is not its recipe's (label -> family), and the extra
+# paired comparisons (a, b) a grid's report carries beside cv_report.ADJACENT.
+GRID_FAMILIES: dict[str, str] = {}
+GRID_COMPARE: dict[str, list[tuple[str, str]]] = {}
+
+
+def multihop_grid() -> list[tuple[str, str, dict[str, Any]]]:
+    """Today's default (one point, untuned: the baseline every family is paired with); the same with
+    per-arm weights tuned (memory key vector/full text, window key vector/full text); with the
+    second recall round (stage feedback) tuned; with both; and hybrid_context (expansion off)."""
+    rows: list[tuple[str, str, dict[str, Any]]] = [("hybrid_context", "hybrid_context", {}),
+                                                   ("default", "default", {})]
+    def arms(vw: float, cvw: float) -> dict[str, Any]:
+        return {"vector_weight": vw, "lexical_weight": round(1 - vw, 2), "context_vector_weight": cvw,
+                "context_lexical_weight": round(1 - cvw, 2)}
+
+    def add(label: str, recipe: str, params: dict[str, Any], family: str) -> None:
+        rows.append((label, recipe, params))
+        GRID_FAMILIES[label] = family
+    for vw, cvw in itertools.product((0.5, 0.6, 0.7), (0.3, 0.5, 0.7)):
+        add(f"default, vector={vw} window vector={cvw}", "default", arms(vw, cvw), "default +weights")
+    for seeds, fvw, fw in itertools.product((3, 5, 10), (0.5, 1.0), (0.3, 0.5)):
+        fb = {"stages": {"feedback": True}, "feedback_seeds": seeds, "feedback_vector_weight": fvw,
+              "feedback_weight": fw}
+        add(f"default +feedback seeds={seeds} vec={fvw} w={fw}", "default", fb, "default +feedback")
+        if fw == 0.5 and fvw == 0.5:
+            add(f"default +feedback seeds={seeds} vec={fvw} w={fw} terms=5", "default",
+                {**fb, "feedback_terms": 5}, "default +feedback")
+            add(f"hybrid_context +feedback seeds={seeds} vec={fvw} w={fw}", "hybrid_context", fb,
+                "hybrid_context +feedback")
+    for seeds, fvw, vw, cvw in itertools.product((5, 10), (0.5, 1.0), (0.5, 0.7), (0.3, 0.7)):
+        fb = {"stages": {"feedback": True}, "feedback_seeds": seeds, "feedback_vector_weight": fvw,
+              "feedback_weight": 0.5, **arms(vw, cvw)}
+        add(f"default +feedback seeds={seeds} vec={fvw}, vector={vw} window vector={cvw}", "default", fb,
+            "default +feedback +weights")
+    GRID_COMPARE["cv-multihop"] = [("default +weights", "default"), ("default +feedback", "default"),
+                                   ("default +feedback +weights", "default"),
+                                   ("default +feedback +weights", "default +weights"),
+                                   ("hybrid_context +feedback", "hybrid_context"), ("hybrid_context", "default"),
+                                   ("hybrid_context +feedback", "default")]
     return rows
 
 
@@ -259,7 +304,8 @@ def run_cv(args: argparse.Namespace) -> None:
                                            **coverage_metrics(r, contents, q.fields.get("answer", "")),
                                            **expansion_row(r, relevance[r.query_id], 10)}
                               for r, q in zip(runs, dataset.queries, strict=True)}
-                families.setdefault(recipe + EDGE_FAMILIES.get(edge_label, ""), []).append(full)
+                family = GRID_FAMILIES.get(label, recipe)
+                families.setdefault(family + EDGE_FAMILIES.get(edge_label, ""), []).append(full)
                 print(f"{full}: R@10 {M.mean([m['recall@10'] for m in grid[full].values()]):.4f} "
                       f"({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
 
@@ -271,7 +317,7 @@ def run_cv(args: argparse.Namespace) -> None:
                               model_override=model, thread_by=ds["thread_by"], seq_by=ds["seq_by"])
         evaluate(options, on_engine=on_engine)
     report = build_cv_report(grid, families, meta["groups"], meta["categories"], CV_METRICS, args.objective,
-                             n_boot=args.bootstrap, per_query=PER_QUERY)
+                             n_boot=args.bootstrap, per_query=PER_QUERY, compare=GRID_COMPARE.get(args.grid, []))
     report = {"provenance": {**provenance([ds["memories"], ds["queries"]], meta["settings"],
                                           "python " + " ".join(sys.argv)), "git": started},
               "name": args.name, "model": args.model or meta["settings"]["model"]["name"],
@@ -289,7 +335,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
-                                                     "cv-model", "cv-topics", "cv-context"],
+                                                     "cv-model", "cv-topics", "cv-context", "cv-multihop"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")

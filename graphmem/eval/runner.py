@@ -157,9 +157,13 @@ def ingest(engine, dataset: EvalDataset, progress: bool = False) -> IngestSummar
 
 def run_query(engine, query: EvalQuery, recipe: str, depth: int,
               params: dict[str, Any] | None = None) -> QueryRun:
-    """One search through the facade; ``params`` are per-request overrides (as the API takes)."""
+    """One search through the facade; ``params`` are per-request overrides (as the API takes), its
+    ``stages`` entry the per-request stage switches."""
+    rest = dict(params or {})
+    stages = rest.pop("stages", None)
     t0 = time.perf_counter()
-    outcome = engine.search_outcome(query.text, query.namespace, k=depth, recipe=recipe, params=params)
+    outcome = engine.search_outcome(query.text, query.namespace, k=depth, recipe=recipe, stages=stages,
+                                    params=rest or None)
     wall = (time.perf_counter() - t0) * 1000
     rows = {row["stage"]: row for row in outcome.trace["stages"]}
     results = [{"id": c.memory.id, "merged": list(c.merged_duplicates), "health": c.memory.health,
