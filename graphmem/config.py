@@ -261,11 +261,11 @@ class SearchConfig:
         "Share of a thread member's context-window score in its recall score (the rest is its own text's)."))
     context_vector_weight: float = tunable(0.0, 10.0, description="Vector weight within the window key.")
     context_lexical_weight: float = tunable(0.0, 10.0, description="Full-text weight within the window key.")
-    feedback_seeds: int = tunable(0, 50, description="Stage feedback: first-round top memories that seed the second.")
+    feedback_seeds: int = tunable(0, 50, description="Stage feedback: first-round top hits seeding the second.")
     feedback_vector_weight: float = tunable(0.0, 10.0, description=(
         "Stage feedback: weight of the seeds' mean embedding added to the query vector."))
     feedback_terms: int = tunable(0, 20, description="Stage feedback: seed terms added to the full-text query.")
-    feedback_weight: float = tunable(0.0, 1.0, description="Stage feedback: the second round's share of the score.")
+    feedback_weight: float = tunable(0.0, 1.0, description="Stage feedback: the second round's share.")
     router_boost: float = tunable(0.0, 10.0)
     router_topic_boost: float = tunable(0.0, 10.0, description="Bonus per extracted topic the query names.")
     recency_weight: float = tunable(0.0, 10.0)
