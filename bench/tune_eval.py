@@ -201,7 +201,10 @@ def multihop_grid() -> list[tuple[str, str, dict[str, Any]]]:
               "feedback_weight": 0.5, **arms(vw, cvw)}
         add(f"default +feedback seeds={seeds} vec={fvw}, vector={vw} window vector={cvw}", "default", fb,
             "default +feedback +weights")
-    GRID_COMPARE["cv-multihop"] = [("default +weights", "default"), ("default +feedback", "default"),
+    for decay in (0.9, 0.8, 0.7, 0.5):
+        add(f"default, thread_decay={decay}", "default", {"thread_decay": decay}, "default +spread")
+    GRID_COMPARE["cv-multihop"] = [("default +spread", "default"), ("default +weights", "default"),
+                                   ("default +feedback", "default"),
                                    ("default +feedback +weights", "default"),
                                    ("default +feedback +weights", "default +weights"),
                                    ("hybrid_context +feedback", "hybrid_context"), ("hybrid_context", "default"),
@@ -239,12 +242,19 @@ EDGE_GRIDS["topics"] = [("no topics", TOPICS_OFF),
                         ("topics w=.5 names only", {**EDGES_TUNED, "topic_tag_weight": 0.5,
                                                     "topics": {"words": False}})]
 EDGE_FAMILIES = {label: " +topics" for label, _ in EDGE_GRIDS["topics"] if label != "no topics"}
+# Window sizes ([context] before / after): each its own ingest and its own families ("default w2/0").
+EDGE_GRIDS["windows"] = [("w2/2", EDGES_TUNED)] + [
+    (f"w{b}/{a}", {**EDGES_TUNED, "context": {"before": b, "after": a}})
+    for b, a in ((2, 0), (1, 1), (3, 3), (4, 0))]
+EDGE_FAMILIES.update({label: f" {label}" for label, _ in EDGE_GRIDS["windows"] if label != "w2/2"})
+EDGE_COMPARE = {"windows": [(f"{fam} {label}", fam) for label, _ in EDGE_GRIDS["windows"][1:]
+                            for fam in ("hybrid_context", "default")]}
 
 
 def ingest_overrides(edges: dict[str, Any]) -> dict[str, Any]:
-    """An edge variant as settings overrides: its ``topics`` entry is the ``[topics]`` section."""
-    rest = {k: v for k, v in edges.items() if k != "topics"}
-    return {"edges": rest, **({"topics": edges["topics"]} if "topics" in edges else {})}
+    """An edge variant as settings overrides: its ``topics`` and ``context`` entries are those sections."""
+    rest = {k: v for k, v in edges.items() if k not in ("topics", "context")}
+    return {"edges": rest, **{section: edges[section] for section in ("topics", "context") if section in edges}}
 
 
 def datasets(which: str, only: list[str] | None) -> list[dict[str, Any]]:
@@ -317,7 +327,8 @@ def run_cv(args: argparse.Namespace) -> None:
                               model_override=model, thread_by=ds["thread_by"], seq_by=ds["seq_by"])
         evaluate(options, on_engine=on_engine)
     report = build_cv_report(grid, families, meta["groups"], meta["categories"], CV_METRICS, args.objective,
-                             n_boot=args.bootstrap, per_query=PER_QUERY, compare=GRID_COMPARE.get(args.grid, []))
+                             n_boot=args.bootstrap, per_query=PER_QUERY, compare=[*GRID_COMPARE.get(args.grid, []),
+                                                                *EDGE_COMPARE.get(args.edges, [])])
     report = {"provenance": {**provenance([ds["memories"], ds["queries"]], meta["settings"],
                                           "python " + " ".join(sys.argv)), "git": started},
               "name": args.name, "model": args.model or meta["settings"]["model"]["name"],

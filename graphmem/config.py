@@ -284,6 +284,8 @@ class SearchConfig:
     group_copies: bool = tunable()
     group_cosine: float = tunable(0.0, 1.0)
     group_term_overlap: float = tunable(0.0, 1.0)
+    thread_decay: float = tunable(0.0, 1.0, description=(
+        "Each result's score times this per result of its thread already placed above it (1: off)."))
     name: str = "custom"
 
     def stage(self, name: str) -> bool:

@@ -252,9 +252,9 @@ def open_engine(settings: Settings, options: EvalOptions, data_dir: Path, config
 
 
 def apply_ingest_overrides(settings: Settings, overrides: dict[str, dict[str, Any]]) -> Settings:
-    """Settings with ingest-time sections (edges, health, sources, ingest, topics) changed key by
+    """Settings with ingest-time sections (edges, health, sources, ingest, topics, context) changed key by
     key; these shape the store, so changing them means a fresh ingest."""
-    allowed = {"edges", "health", "sources", "ingest", "topics"}
+    allowed = {"edges", "health", "sources", "ingest", "topics", "context"}
     bad = set(overrides) - allowed
     if bad:
         raise ConfigError(f"ingest overrides may touch {sorted(allowed)} only, not {sorted(bad)}",

@@ -311,9 +311,10 @@ class SearchPipeline:
             # copies are told apart by health and source, so grouping belongs to the weighting recipes
             weighs = q.cfg.stage("health") or q.cfg.stage("source")
             grouping = (q.cfg.group_cosine, q.cfg.group_term_overlap) if q.cfg.group_copies and weighs else None
-            results, dropped, grouped = rank.top_k(list(cands.values()), q.k, q.cfg.dedupe_near_duplicates,
-                                                   grouping)
-            row.counts(len(cands), len(results), near_duplicates_dropped=dropped, copies_grouped=grouped)
+            results, dropped, grouped, spread = rank.top_k(list(cands.values()), q.k, q.cfg.dedupe_near_duplicates,
+                                                           grouping, q.cfg.thread_decay)
+            extra = {"thread_spread": spread} if q.cfg.thread_decay < 1 else {}
+            row.counts(len(cands), len(results), near_duplicates_dropped=dropped, copies_grouped=grouped, **extra)
         return results
 
     def _expand(self, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,
