@@ -186,6 +186,39 @@ def model_differences(cvs: dict[str, dict[str, Any]], base_name: str) -> list[st
     return lines + [""] if len(lines) > 4 else []
 
 
+def feature_tables(cvs: dict[str, dict[str, Any]]) -> list[str]:
+    """The multi-hop levers (``--grid cv-multihop`` reports, and ``--edges windows`` ones): every family
+    held-out per category, and each family's paired difference with today's default (or with the
+    same recipe on the shipped window)."""
+    lines: list[str] = []
+    for name, cv in cvs.items():
+        spec = cv.get("grid_spec", {})
+        if spec.get("grid") != "cv-multihop" and spec.get("edges") != "windows":
+            continue
+        prov = cv["provenance"]
+        lines += [f"**Multi-hop levers, {cv['model']}, held-out** (each family tuned per fold on its own grid "
+                  f"points; `{prov['command']}` at {run_commit(cv)}, `bench/results/cv/{name}.json`):", "",
+                  "| family | grid points | R@10 | multi-hop R@10 | temporal | open-domain | single-hop "
+                  "| answer in top 10 | context tokens @10 |", "|---|---|---|---|---|---|---|---|---|"]
+        for family, data in cv["families"].items():
+            h = data["held_out"]
+            cats = [h["by_category"].get(c, {}).get("recall@10") for c in CATEGORIES]
+            lines.append(f"| {family} | {data['grid_points']} | {ci(h['recall@10'])} | "
+                         + " | ".join(ci(c) if c else "" for c in cats)
+                         + f" | {ci(h['answer@10'])} | {h['context_tokens@10']['mean']:.0f} |")
+        lines += ["", "| a - b (paired, held-out) | R@10 | multi-hop R@10 | temporal | open-domain | single-hop "
+                  "| answer in top 10 |", "|---|---|---|---|---|---|---|"]
+        for pair, d in cv["differences"].items():
+            a, b = pair.split(" - ")
+            if not (b in ("default", "hybrid_context") or a.startswith(b + " ")):
+                continue
+            cats = [d["by_category"].get(c, {}).get("recall@10") for c in CATEGORIES]
+            lines.append(f"| {pair} | {ci(d['recall@10'], True)} | "
+                         + " | ".join(ci(c, True) if c else "" for c in cats) + f" | {ci(d['answer@10'], True)} |")
+        lines.append("")
+    return lines
+
+
 def fixture_table() -> list[str]:
     report = json.loads((RESULTS / "eval-fixture" / "report.json").read_text())
     lines = ["**Agent-memory fixture** (tuned-on: the defaults were chosen with these 38 queries in view; too "
@@ -206,7 +239,8 @@ def fixture_table() -> list[str]:
 def render(default_name: str) -> str:
     cvs = {p.stem: json.loads(p.read_text()) for p in sorted((RESULTS / "cv").glob("*.json"))}
     # the model table compares embedders on the shipped edges; other CV reports (e.g. edge variants) stay out
-    models = {name: cv for name, cv in cvs.items() if cv.get("grid_spec", {}).get("edges") == "tuned"}
+    models = {name: cv for name, cv in cvs.items() if cv.get("grid_spec", {}).get("edges") == "tuned"
+              and cv.get("grid_spec", {}).get("grid") != "cv-multihop"}
     costs_path = RESULTS / "models.json"
     costs = json.loads(costs_path.read_text()) if costs_path.exists() else None
     lines = [BEGIN]
@@ -214,7 +248,7 @@ def render(default_name: str) -> str:
         lines += cv_tables(default_name, cvs[default_name]) + edge_table(default_name, cvs[default_name])
     base_model = cvs[default_name]["model"] if default_name in cvs else ""
     lines += model_table(models, costs, base_model) + model_differences(models, default_name)
-    lines += fixture_table() + [END]
+    lines += feature_tables(cvs) + fixture_table() + [END]
     return "\n".join(lines)
 
 
