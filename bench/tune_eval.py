@@ -124,6 +124,8 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         return context_grid()
     elif name == "cv-multihop":   # the second recall round and per-arm weights, each its own family
         return multihop_grid()
+    elif name == "cv-windows":    # with --edges windows: the two context families at each window size
+        return [("hybrid_context", "hybrid_context", {}), ("default", "default", {})]
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
@@ -346,7 +348,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
-                                                     "cv-model", "cv-topics", "cv-context", "cv-multihop"],
+                                                     "cv-model", "cv-topics", "cv-context", "cv-multihop",
+                                                     "cv-windows"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")
