@@ -126,6 +126,8 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         return multihop_grid()
     elif name == "cv-windows":    # with --edges windows: the two context families at each window size
         return [("hybrid_context", "hybrid_context", {}), ("default", "default", {})]
+    elif name == "cv-default":    # the default re-chosen with windows: how expansion meets thread members
+        return default_grid()
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
@@ -211,6 +213,23 @@ def multihop_grid() -> list[tuple[str, str, dict[str, Any]]]:
                                    ("default +feedback +weights", "default +weights"),
                                    ("hybrid_context +feedback", "hybrid_context"), ("hybrid_context", "default"),
                                    ("hybrid_context +feedback", "default")]
+    return rows
+
+
+def default_grid() -> list[tuple[str, str, dict[str, Any]]]:
+    """Untuned single points (held-out = their mean): the default as it was (expansion reaches the
+    turns of a seed's own window), the default with ``expansion_skip_window``, the default without
+    expansion (health and source still on) and hybrid_context (expansion, health, source off)."""
+    rows: list[tuple[str, str, dict[str, Any]]] = [
+        ("default", "default", {"expansion_skip_window": False}),
+        ("hybrid_context", "hybrid_context", {}),
+        ("default, expansion skips window", "default", {"expansion_skip_window": True}),
+        ("default, no expansion", "default", {"stages": {"expansion": False}})]
+    GRID_FAMILIES.update({"default, expansion skips window": "default skip-window",
+                          "default, no expansion": "default -expansion"})
+    GRID_COMPARE["cv-default"] = [("default skip-window", "default"), ("default skip-window", "hybrid_context"),
+                                  ("default -expansion", "default"), ("default -expansion", "hybrid_context"),
+                                  ("hybrid_context", "default")]
     return rows
 
 
@@ -349,7 +368,7 @@ def main() -> None:
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
                                                      "cv-model", "cv-topics", "cv-context", "cv-multihop",
-                                                     "cv-windows"],
+                                                     "cv-windows", "cv-default"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")

@@ -297,6 +297,8 @@ class SearchConfig:
     expansion_decay: float = tunable(0.0, 1.0)
     expansion_similarity_mix: float = tunable(0.0, 1.0)
     expansion_merge_bonus: float = tunable(0.0, 10.0)
+    expansion_skip_window: bool = tunable(description=(
+        "Expansion neither adds nor boosts the turns of a seed's own context window (already scored)."))
     edge_type_weights: dict[str, float] = tunable(0.0, 10.0, description="Per edge type, 0-10.")
     health_floor: float = tunable(0.0, 1.0)
     dedupe_near_duplicates: bool = tunable()

@@ -9,6 +9,11 @@ weak ones, and among neighbours those that also look like the query come first. 
 reached from several seeds keeps its best path and lists every path in its ``why``. A direct hit
 that is also a neighbour is merged: it keeps its direct score plus ``merge_bonus`` times its
 neighbour score (``merged_score``).
+
+With ``expansion_skip_window``, a seed does not reach the turns of its own context window
+(``window_turns``): recall already scored the seed by that window's text, so an edge to those turns
+(a FOLLOWS edge always is one) would count the same evidence a second time. On locomo-dev that
+double count is where expansion cost e5-small-v2 held-out recall (docs/conversations.md).
 """
 
 from __future__ import annotations
@@ -24,13 +29,22 @@ def neighbour_score(seed_score: float, edge: Edge, neighbour_cosine: float, cfg:
     return cfg.expansion_decay * seed_score * edge.weight * type_weight * relevance
 
 
+def window_turns(direct: dict | None) -> frozenset[str]:
+    """The turns of the context window that scored a direct hit (empty: no window did)."""
+    window = (direct or {}).get("window")
+    return frozenset(window.get("turns", ())) if window else frozenset()
+
+
 def expand(seed_scores: dict[str, float], edges: list[Edge], cosines: dict[str, float],
-           cfg: SearchConfig) -> dict[str, tuple[float, list[dict]]]:
-    """Neighbour id -> (best score, paths). ``edges`` are oriented seed (a) -> neighbour (b)."""
+           cfg: SearchConfig, windows: dict[str, frozenset[str]] | None = None
+           ) -> dict[str, tuple[float, list[dict]]]:
+    """Neighbour id -> (best score, paths). ``edges`` are oriented seed (a) -> neighbour (b);
+    ``windows``: seed id -> its window's turns, skipped when ``expansion_skip_window`` is on."""
     found: dict[str, tuple[float, list[dict]]] = {}
+    skip = windows if cfg.expansion_skip_window and windows else {}
     for edge in edges:
         seed, other = edge.a, edge.b
-        if other == seed or seed not in seed_scores:
+        if other == seed or seed not in seed_scores or other in skip.get(seed, ()):
             continue
         score = neighbour_score(seed_scores[seed], edge, cosines.get(other, 0.0), cfg)
         path = {"seed": seed, "edge": edge.type, "weight": edge.weight, "reason": edge.reason,

@@ -281,10 +281,11 @@ class SearchPipeline:
         cands = recalled.cands
         with trace.stage("expansion", q.cfg.stage("expansion")) as row:
             added: list[Candidate] = []
-            merged = 0
+            merged = skipped = 0
             if q.cfg.stage("expansion") and cands:
-                added, merged = self._expand(cands, q.cfg, q.ns, q.flt, q.now, recalled.qvec)
-            row.counts(len(cands) - len(added), len(cands), added=len(added), merged=merged)
+                added, merged, skipped = self._expand(cands, q.cfg, q.ns, q.flt, q.now, recalled.qvec)
+            extra = {"window_edges_skipped": skipped} if q.cfg.expansion_skip_window else {}
+            row.counts(len(cands) - len(added), len(cands), added=len(added), merged=merged, **extra)
         return added
 
     def _weigh(self, q: _Query, cands: dict[str, Candidate], trace: Trace) -> None:
@@ -318,7 +319,7 @@ class SearchPipeline:
         return results
 
     def _expand(self, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,
-                now: str, qvec: np.ndarray | None) -> tuple[list[Candidate], int]:
+                now: str, qvec: np.ndarray | None) -> tuple[list[Candidate], int, int]:
         seeds = rank.order(list(cands.values()))[: cfg.expansion_seeds]
         seed_scores = {c.memory.id: c.score for c in seeds}
         types = [t for t in EDGE_TYPES if cfg.edge_type_weights.get(t, 1.0) > 0]
@@ -330,7 +331,10 @@ class SearchPipeline:
         reached = {e.b for e in edges}          # only a neighbour's own similarity enters its score
         cosines = ({i: float(np.dot(qvec, vec)) for i in reached
                     if (vec := known[i].embedding) is not None} if qvec is not None else {})
-        found = expansion.expand(seed_scores, edges, cosines, cfg)
+        windows = {c.memory.id: expansion.window_turns(c.direct) for c in seeds}
+        found = expansion.expand(seed_scores, edges, cosines, cfg, windows)
+        skipped = (sum(1 for e in edges if e.b in windows.get(e.a, ()) and e.b != e.a)
+                   if cfg.expansion_skip_window else 0)
         merged = 0
         fresh: list[Candidate] = []
         for other, (score, paths) in found.items():
@@ -344,4 +348,4 @@ class SearchPipeline:
         fresh = rank.order(fresh)[: cfg.expansion_max_added]
         for cand in fresh:
             cands[cand.memory.id] = cand
-        return fresh, merged
+        return fresh, merged, skipped
