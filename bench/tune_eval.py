@@ -217,19 +217,19 @@ def multihop_grid() -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def default_grid() -> list[tuple[str, str, dict[str, Any]]]:
-    """Untuned single points (held-out = their mean): the default as it was (expansion reaches the
-    turns of a seed's own window), the default with ``expansion_skip_window``, the default without
-    expansion (health and source still on) and hybrid_context (expansion, health, source off)."""
+    """Untuned single points (held-out = their mean): the default as it was (a seed its window scored
+    expands like any other), the same with ``expansion_threaded`` outside_window (not into its own
+    window's turns) and off (not at all; on locomo-dev, where every memory has a thread, that is
+    expansion off with health and source on), and hybrid_context (expansion, health, source off)."""
     rows: list[tuple[str, str, dict[str, Any]]] = [
-        ("default", "default", {"expansion_skip_window": False}),
+        ("default", "default", {"expansion_threaded": "all"}),
         ("hybrid_context", "hybrid_context", {}),
-        ("default, expansion skips window", "default", {"expansion_skip_window": True}),
-        ("default, no expansion", "default", {"stages": {"expansion": False}})]
-    GRID_FAMILIES.update({"default, expansion skips window": "default skip-window",
-                          "default, no expansion": "default -expansion"})
-    GRID_COMPARE["cv-default"] = [("default skip-window", "default"), ("default skip-window", "hybrid_context"),
-                                  ("default -expansion", "default"), ("default -expansion", "hybrid_context"),
-                                  ("hybrid_context", "default")]
+        ("default, threaded outside_window", "default", {"expansion_threaded": "outside_window"}),
+        ("default, threaded off", "default", {"expansion_threaded": "off"})]
+    GRID_FAMILIES.update({"default, threaded outside_window": "default outside-window",
+                          "default, threaded off": "default threaded-off"})
+    GRID_COMPARE["cv-default"] = [("default outside-window", "default"), ("default threaded-off", "default"),
+                                  ("default threaded-off", "hybrid_context"), ("hybrid_context", "default")]
     return rows
 
 

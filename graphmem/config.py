@@ -19,6 +19,8 @@ from graphmem.errors import ConfigError
 DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
 STAGES = ("router", "lexical", "vector", "context", "feedback", "expansion", "health", "source")
 FUSIONS = ("rrf", "weighted")       # how recall fuses its channels (retrieval/recall.py fuse)
+# how expansion treats a seed its context window scored (retrieval/expansion.py)
+THREADED_EXPANSION = ("all", "outside_window", "off")
 
 
 def deep_merge(base: dict, override: dict) -> dict:
@@ -297,8 +299,8 @@ class SearchConfig:
     expansion_decay: float = tunable(0.0, 1.0)
     expansion_similarity_mix: float = tunable(0.0, 1.0)
     expansion_merge_bonus: float = tunable(0.0, 10.0)
-    expansion_skip_window: bool = tunable(description=(
-        "Expansion neither adds nor boosts the turns of a seed's own context window (already scored)."))
+    expansion_threaded: str = tunable(choices=THREADED_EXPANSION, description=(
+        "A seed its context window scored: expands (all), not into its window's turns, or not at all (off)."))
     edge_type_weights: dict[str, float] = tunable(0.0, 10.0, description="Per edge type, 0-10.")
     health_floor: float = tunable(0.0, 1.0)
     dedupe_near_duplicates: bool = tunable()
@@ -402,6 +404,9 @@ def settings_from_dict(data: dict) -> Settings:
             raise ConfigError(f"unknown stage(s) {sorted(unknown)} in recipe {recipe.name}", field="stages")
         if recipe.fusion not in FUSIONS:
             raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, not {recipe.fusion!r}", field="fusion")
+        if recipe.expansion_threaded not in THREADED_EXPANSION:
+            raise ConfigError(f"expansion_threaded must be one of {', '.join(THREADED_EXPANSION)}, "
+                              f"not {recipe.expansion_threaded!r}", field="expansion_threaded")
     model = _build(ModelSettings, data["model"], "model")
     if not isinstance(model.threads, int) or model.threads < 0:
         raise ConfigError(f"[model] threads must be an integer >= 0 (0: one per core), not {model.threads!r}",

@@ -284,7 +284,7 @@ class SearchPipeline:
             merged = skipped = 0
             if q.cfg.stage("expansion") and cands:
                 added, merged, skipped = self._expand(cands, q.cfg, q.ns, q.flt, q.now, recalled.qvec)
-            extra = {"window_edges_skipped": skipped} if q.cfg.expansion_skip_window else {}
+            extra = {"threaded_edges_skipped": skipped} if q.cfg.expansion_threaded != "all" else {}
             row.counts(len(cands) - len(added), len(cands), added=len(added), merged=merged, **extra)
         return added
 
@@ -333,8 +333,7 @@ class SearchPipeline:
                     if (vec := known[i].embedding) is not None} if qvec is not None else {})
         windows = {c.memory.id: expansion.window_turns(c.direct) for c in seeds}
         found = expansion.expand(seed_scores, edges, cosines, cfg, windows)
-        skipped = (sum(1 for e in edges if e.b in windows.get(e.a, ()) and e.b != e.a)
-                   if cfg.expansion_skip_window else 0)
+        skipped = sum(1 for e in edges if e.a != e.b and expansion.skipped(e, windows, cfg))
         merged = 0
         fresh: list[Candidate] = []
         for other, (score, paths) in found.items():
