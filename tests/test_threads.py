@@ -145,3 +145,24 @@ def test_feedback_round_is_off_by_default_and_reported_when_on(engine):
     assert {r["id"] for r in on["results"]} == {r["id"] for r in plain["results"]}   # 7 turns, k = 7
     with pytest.raises(ValidationError):
         engine.search(query, ns, params={"feedback_weight": 2.0})
+
+
+def test_expansion_threaded_rule_keeps_windowed_seeds_in_bounds(engine):
+    ns = engine.test_namespace
+    add_thread(engine, ns)
+    query = "Where does Alice take pottery classes?"
+    seen = {}
+    for mode in ("all", "outside_window", "off"):
+        out = engine.search(query, ns, k=5, trace=True, params={"expansion_threaded": mode})
+        SearchResponse.model_validate(out)
+        row = next(r for r in out["trace"]["stages"] if r["stage"] == "expansion")
+        paths = [(p["seed"], r["id"]) for r in out["results"] for p in r["why"].get("related", [])]
+        seen[mode] = (row.get("threaded_edges_skipped"), paths)
+    skipped_all, paths_all = seen["all"]
+    assert skipped_all is None and any(a == "t2" for a, _ in paths_all)     # FOLLOWS: t2 reaches t1 / t3
+    skipped_out, paths_out = seen["outside_window"]
+    assert skipped_out > 0 and not paths_out          # 5 turns: every turn is in every seed's window here
+    skipped_off, paths_off = seen["off"]
+    assert skipped_off >= skipped_out and not paths_off
+    with pytest.raises(ValidationError):
+        engine.search(query, ns, params={"expansion_threaded": "sometimes"})

@@ -127,3 +127,17 @@ def test_grouping_needs_both_meaning_and_wording():
     b = _copy(2, [1, 0.05, 0, 0], {"x": 1, "y": 1}, score=0.8, source_weight=0.99)   # paraphrase, other words
     kept, _, grouped, _ = rank.top_k([a, b], 10, dedupe=True, grouping=(0.85, 0.5))
     assert [k.memory.id for k in kept] == ["m1", "m2"] and grouped == 0
+
+
+def test_expansion_threaded_modes_for_a_seed_its_window_scored():
+    edges = [Edge("ns", "s", "w", "FOLLOWS", 1.0, {}), Edge("ns", "s", "far", "SHARES_TAG", 1.0, {}),
+             Edge("ns", "solo", "w", "OVERLAPS", 1.0, {})]
+    windows = {"s": expansion.window_turns({"window": {"turns": ["s", "w"]}}), "solo": expansion.window_turns({})}
+    seeds = {"s": 1.0, "solo": 0.5}
+
+    def reached(mode):
+        found = expansion.expand(seeds, edges, {}, CFG.with_overrides({"expansion_threaded": mode}), windows)
+        return {n: sorted(p["seed"] for p in paths) for n, (_, paths) in found.items()}
+    assert reached("all") == {"w": ["s", "solo"], "far": ["s"]}
+    assert reached("outside_window") == {"w": ["solo"], "far": ["s"]}   # not into its own window
+    assert reached("off") == {"w": ["solo"]}                             # a seed without a window still expands
