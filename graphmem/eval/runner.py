@@ -234,7 +234,8 @@ class QueryThroughModel:
 def open_engine(settings: Settings, options: EvalOptions, data_dir: Path, configs: dict[str, SearchConfig]):
     """The facade over a store at ``data_dir`` whose recipe table is exactly ``configs``, with
     a persistent embedding cache (repeat runs skip the model) and the ticking clock."""
-    from graphmem.embedding.embedder import DEFAULT_MODEL, load_embedder
+    from graphmem.embedding.embedder import load_embedder
+    from graphmem.embedding.models import model_spec
     from graphmem.embedding.prepare import default_cache_root, ensure_model
     from graphmem.engine import Graphmem
     from graphmem.stores.factory import open_store
@@ -243,8 +244,8 @@ def open_engine(settings: Settings, options: EvalOptions, data_dir: Path, config
     run_settings = replace(settings, store=store, recipes=dict(configs))
     cache = options.embedding_cache or default_cache_root() / "eval-embedding-cache.sqlite"
     cache.parent.mkdir(parents=True, exist_ok=True)
-    if not run_settings.model.dir and run_settings.model.name == DEFAULT_MODEL:
-        ensure_model()
+    if not run_settings.model.dir and model_spec(run_settings.model.name) is not None:
+        ensure_model(model=run_settings.model.name)       # a known model is prepared as on first use
     embedder = load_embedder(run_settings.model.name, run_settings.model.dir or None, cache_path=cache)
     if not options.cache_queries:
         embedder = QueryThroughModel(embedder)
