@@ -3,7 +3,7 @@
 Why: two embedding models are two tune_eval runs; their ``held_out_per_query`` rows pair query by
 query, so a difference gets a paired stratified bootstrap interval, overall and per category.
 
-    PYTHONPATH=. python bench/compare_cv.py bench/results/cv/multihop-e5-small.json:hybrid_context \\
+    python -m bench.compare_cv bench/results/cv/multihop-e5-small.json:hybrid_context \\
         bench/results/cv/multihop-minilm.json:default --output bench/results/cv-compare/e5-hc-minilm-default.json
 """
 
@@ -11,15 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.meta import run_facts, save_report  # noqa: E402
-from graphmem.eval import cv  # noqa: E402
+from bench.meta import run_facts, save_report
+from graphmem.eval import cv
 
 METRICS = ("recall@10", "ndcg@10", "answer@10")
 

@@ -226,7 +226,7 @@ def compare_table() -> list[str]:
     paths = sorted((RESULTS / "cv-compare").glob("*.json"))
     if not paths:
         return []
-    lines = ["**Across models, held-out, paired** (`python bench/compare_cv.py A.json:family B.json:family`: "
+    lines = ["**Across models, held-out, paired** (`python -m bench.compare_cv A.json:family B.json:family`: "
              "the same 760 queries and folds, 95% paired stratified bootstrap):", "",
              "| a - b | R@10 | multi-hop R@10 | temporal | open-domain | single-hop | answer in top 10 | file |",
              "|---|---|---|---|---|---|---|---|"]
