@@ -50,7 +50,7 @@ def installed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
             src.mkdir(exist_ok=True)
             shutil.copy2(path, src / name)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")
-           and (not k.startswith("GRAPHMEM_") or k == "GRAPHMEM_MODEL_DIR")}
+           and (not k.startswith("GRAPHMEM_") or k in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR"))}
     pip = [sys.executable, "-m", "pip"]
     _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(work / "dist"), str(src)], work, env)
     wheel = next((work / "dist").glob("graphmem-*.whl"))
@@ -170,7 +170,7 @@ def test_readme_wheel_recipe_prepares_the_model_on_first_use(installed, tmp_path
     home.mkdir()
     seed_default_jar(home / ".cache" / "graphmem" / "downloads")
     fresh = {k: v for k, v in env.items()
-             if k not in ("GRAPHMEM_MODEL_DIR", "GRAPHMEM_CACHE_DIR", "XDG_CACHE_HOME")}
+             if k not in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR", "GRAPHMEM_CACHE_DIR", "XDG_CACHE_HOME")}
     fresh = {**fresh, "HOME": str(home), "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"}
     done = subprocess.run(["bash", "-c", f"set -euo pipefail\n{add}"], cwd=tmp_path, env=fresh,
                           capture_output=True, text=True, timeout=600)
