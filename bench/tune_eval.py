@@ -10,8 +10,8 @@ Every variant spells out the knobs it tests, so a row does not silently change w
 ``graphmem/defaults.toml`` changes; ``shipped`` = the values before tuning, ``tuned`` = the
 values now in defaults.toml.
 
-    PYTHONPATH=. python bench/tune_eval.py --dataset both --grid quick
-    PYTHONPATH=. python bench/tune_eval.py --dataset locomo --only conv-26 --grid full
+    python -m bench.tune_eval --dataset both --grid quick
+    python -m bench.tune_eval --dataset locomo --only conv-26 --grid full
 
 The honest protocol (``--cv``): leave-one-conversation-out over locomo-dev. Every grid point
 of every family (lexical, vector, hybrid, hybrid_expansion, default) answers every query once;
@@ -20,7 +20,7 @@ scores it on the fifth. Held-out means, bootstrap intervals, paired differences,
 precision of expansion per edge kind (``edge_precision_held_out``) and every grid point's
 per-conversation means go to ``--output`` (default bench/results/cv/<name>.json):
 
-    PYTHONPATH=. python bench/tune_eval.py --cv --grid cv --name minilm
+    python -m bench.tune_eval --cv --grid cv --name minilm
 """
 
 from __future__ import annotations
@@ -36,16 +36,16 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.meta import command_line
+from graphmem.eval import metrics as M
+from graphmem.eval.cv_report import build_cv_report, print_cv
+from graphmem.eval.dataset import locomo_dir
+from graphmem.eval.edge_report import expansion_row
+from graphmem.eval.provenance import git_state, provenance
+from graphmem.eval.report import coverage_metrics, query_metrics
+from graphmem.eval.runner import EvalOptions, evaluate, run_config
 
-from graphmem.eval import metrics as M  # noqa: E402
-from graphmem.eval.cv_report import build_cv_report, print_cv  # noqa: E402
-from graphmem.eval.dataset import locomo_dir  # noqa: E402
-from graphmem.eval.edge_report import expansion_row  # noqa: E402
-from graphmem.eval.provenance import git_state, provenance  # noqa: E402
-from graphmem.eval.report import coverage_metrics, query_metrics  # noqa: E402
-from graphmem.eval.runner import EvalOptions, evaluate, run_config  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 FIXTURE = ROOT / "tests" / "fixtures" / "agent_memory"
 
@@ -351,7 +351,7 @@ def run_cv(args: argparse.Namespace) -> None:
                              n_boot=args.bootstrap, per_query=PER_QUERY, compare=[*GRID_COMPARE.get(args.grid, []),
                                                                 *EDGE_COMPARE.get(args.edges, [])])
     report = {"provenance": {**provenance([ds["memories"], ds["queries"]], meta["settings"],
-                                          "python " + " ".join(sys.argv)), "git": started},
+                                          command_line()), "git": started},
               "name": args.name, "model": args.model or meta["settings"]["model"]["name"],
               "grid_spec": {"grid": args.grid, "edges": args.edges,
                             "points": [[lb, r, p] for lb, r, p in grid_spec],

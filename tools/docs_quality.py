@@ -132,7 +132,7 @@ def model_table(cvs: dict[str, dict[str, Any]], costs: dict[str, Any] | None, ba
     load = (costs or {}).get("loadavg_1min") or [0.0]
     lines = ["**Embedding model** (held-out default recipe per model, same protocol; each row's CV grid and "
              "commit are named; cost from "
-             "`python bench/bench_models.py` at "
+             "`python -m bench.bench_models` at "
              f"{run_commit(costs)}, "
              "`bench/results/models.json`, 2 shared cores, load average "
              f"{min(load):.0f}-{max(load):.0f}: "
