@@ -15,12 +15,11 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench.meta import pct
+from bench.meta import command_line, pct
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.models import MODELS
@@ -103,7 +102,7 @@ def main() -> None:
     for row in results:
         print(json.dumps(row), flush=True)
     out = {"provenance": provenance([base / "memories.jsonl", base / "queries_no_adv.jsonl"], vars(args) | {
-        "out": str(args.out)}, "python " + " ".join(sys.argv)),
+        "out": str(args.out)}, command_line()),
            "cpu_count": os.cpu_count(), "loadavg_1min": [round(x, 2) for x in load],
            "note": "shared 2-core machine: other jobs ran meanwhile; compare models within this file only",
            "memories": len(turns), "queries": len(questions), "rounds": args.rounds, "models": results}
