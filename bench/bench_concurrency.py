@@ -24,6 +24,7 @@ from pathlib import Path
 
 from bench.bench_api import free_port, worker
 from bench.corpus import make_memories, pass_queries
+from bench.fault_kit import child_env
 from bench.meta import latency_summary, run_facts, save_report
 from graphmem.client import GraphmemClient, GraphmemClientError
 
@@ -35,8 +36,7 @@ def serve(data_dir: Path, onnx_threads: int, server_threads: int, log: Path) -> 
     """A server on a free loopback port with ``[model] threads`` set; returns once it is ready."""
     config = data_dir.parent / f"threads-{onnx_threads}.toml"
     config.write_text(f"[model]\nthreads = {onnx_threads}\n[api]\nthreads = {server_threads}\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_") or k == "GRAPHMEM_MODEL_DIR"}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env = child_env()
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "graphmem", "--data-dir", str(data_dir),
                              "--config", str(config), "serve", "--host", "127.0.0.1", "--port", str(port)],

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import fault_kit
 from bench.meta import run_facts
 from graphmem.client import GraphmemClient, GraphmemClientError
 
@@ -215,10 +215,7 @@ def check_data_dir(data_dir: Path, env: dict[str, str]) -> dict[str, Any]:
 
 
 def child_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_") or k == "GRAPHMEM_MODEL_DIR"}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env["COLUMNS"] = "200"          # the import's summary lines unwrapped
-    return env
+    return fault_kit.child_env({"COLUMNS": "200"})          # the import's summary lines unwrapped
 
 
 def create_phase(urls: list[str], data_dir: Path, ids: list[str], tmp: Path, env: dict[str, str],

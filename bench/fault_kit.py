@@ -29,8 +29,10 @@ def free_port() -> int:
 
 
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The caller's environment without GRAPHMEM_* (but the model dir), plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_") or k == "GRAPHMEM_MODEL_DIR"}
+    """The caller's environment without GRAPHMEM_* (but the model and its dir: every process on a
+    store must embed with the model it records), plus ``extra``."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GRAPHMEM_") or k in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR")}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.update(extra or {})
     return env
