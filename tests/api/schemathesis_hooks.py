@@ -1,9 +1,13 @@
 """Schemathesis hooks for tests/api/test_api_schemathesis.py (loaded via SCHEMATHESIS_HOOKS).
 
-One rule lives beyond JSON Schema: the evidence gate keeps a memory or relation only when its
-quote occurs in its source text. Positive cases get a quote taken from their source text, so
-that "schema-valid data is accepted" tests the schema, not the luck of random strings. Negative
-cases are left as generated."""
+Two rules live beyond JSON Schema, so positive cases are made to follow them, and "schema-valid
+data is accepted" tests the schema, not the luck of random values. Negative cases are left as
+generated.
+- The evidence gate keeps a memory or relation only when its quote occurs in its source text:
+  positive cases get a quote taken from their source text.
+- The number rule (``graphmem.contract.numbers``): an integer anywhere, free-form metadata
+  included, must lie within +-(2**53 - 1); JSON Schema cannot bound the integers of an open
+  object's values, so positive cases have theirs clamped into that range."""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ from typing import Any
 
 import schemathesis
 from schemathesis.generation import GenerationMode
+
+from graphmem.contract.numbers import MAX_SAFE_INTEGER
 
 
 def _evidences(body: Any) -> list[dict[str, Any]]:
@@ -21,10 +27,23 @@ def _evidences(body: Any) -> list[dict[str, Any]]:
             if isinstance(item, dict) and isinstance(item.get("evidence"), dict)]
 
 
+def _safe_integers(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return max(-MAX_SAFE_INTEGER, min(MAX_SAFE_INTEGER, value))
+    if isinstance(value, dict):
+        return {k: _safe_integers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_safe_integers(v) for v in value]
+    return value
+
+
 @schemathesis.hook
 def map_case(context: Any, case: Any) -> Any:
     if case.meta is None or case.meta.generation.mode != GenerationMode.POSITIVE:
         return case
+    case.body = _safe_integers(case.body)
     for evidence in _evidences(case.body):
         source = evidence.get("source_text")
         if isinstance(source, str) and source.strip() and isinstance(evidence.get("quote"), str):
