@@ -54,8 +54,9 @@ def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
 def _components(settings: Settings) -> tuple[dict[str, Any], dict[str, Any]]:
     c = contract(settings)
     requests = [getattr(c, n) for n in ("MemoryInput", "MemoryPatch", "BatchRequest", "SearchRequest",
-                                        "RelationRequest")]
-    args = {n: getattr(c, n) for n in ("NamespaceArgs", "ListArgs", "NeighborsArgs", "GraphArgs", "MemoryPath")}
+                                        "RelationRequest", "SupersedeRequest")]
+    args = {n: getattr(c, n) for n in ("NamespaceArgs", "ListArgs", "NeighborsArgs", "GraphArgs", "MemoryPath",
+                                        "SupersessionArgs")}
     pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = (
         [(m, "validation") for m in (*requests, *args.values())]
         + [(m, "serialization") for m in responses.RESPONSE_MODELS])

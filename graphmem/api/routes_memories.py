@@ -83,7 +83,7 @@ def list_memories(args: Any) -> Response:
     flt = MemoryFilter(tags=normalize_tags(args.tags), categories=[normalize_category(c) for c in args.category],
                        sources=list(args.source), min_health=args.min_health, max_health=args.max_health,
                        created_after=args.created_after, created_before=args.created_before,
-                       include_expired=args.include_expired)
+                       include_expired=args.include_expired, current_only=args.current_only, as_of=args.as_of)
     page, next_cursor = engine().list_memories(ns, flt, args.limit, args.cursor)
     return jsonify({"namespace": ns, "memories": [m.to_dict() for m in page], "next_cursor": next_cursor})
 

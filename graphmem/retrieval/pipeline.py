@@ -15,7 +15,7 @@ import numpy as np
 
 from graphmem.config import SearchConfig
 from graphmem.model import EDGE_TYPES, Memory, MemoryFilter, TermStats, utcnow_iso, window_namespace
-from graphmem.retrieval import expansion, rank, recall, router, weighting
+from graphmem.retrieval import expansion, rank, recall, router, supersession, weighting
 from graphmem.retrieval.candidate import Candidate
 from graphmem.retrieval.overlap import Overlap
 from graphmem.retrieval.trace import Trace
@@ -252,9 +252,13 @@ class SearchPipeline:
             # copies are told apart by health and source, so grouping belongs to the weighting recipes
             weighs = q.cfg.stage("health") or q.cfg.stage("source")
             grouping = (q.cfg.group_cosine, q.cfg.group_term_overlap) if q.cfg.group_copies and weighs else None
-            results, dropped, grouped = rank.top_k(list(cands.values()), q.k, q.cfg.dedupe_near_duplicates,
-                                                   grouping)
+            pulled = (supersession.pull_successors(cands, self.store, q.ns, q.flt, q.now)
+                      if q.cfg.successors_first else 0)
+            results, dropped, grouped, moved = rank.top_k(list(cands.values()), q.k, q.cfg.dedupe_near_duplicates,
+                                                          grouping, q.cfg.successors_first)
             row.counts(len(cands), len(results), near_duplicates_dropped=dropped, copies_grouped=grouped)
+            if pulled or moved:
+                row.counts(len(cands), len(results), successors_added=pulled, moved_below_successor=moved)
         return results
 
     def _expand(self, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,

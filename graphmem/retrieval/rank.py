@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphmem.retrieval.candidate import Candidate
+from graphmem.retrieval.supersession import below_successors
 
 
 def order(candidates: list[Candidate]) -> list[Candidate]:
@@ -71,12 +72,18 @@ def group_copies(ordered: list[Candidate], cosine_min: float, overlap_min: float
 
 
 def top_k(candidates: list[Candidate], k: int, dedupe: bool,
-          grouping: tuple[float, float] | None = None) -> tuple[list[Candidate], int, int]:
-    """(top k, near-duplicates dropped, copies grouped)."""
+          grouping: tuple[float, float] | None = None, successors_first: bool = False
+          ) -> tuple[list[Candidate], int, int, int]:
+    """(top k, near-duplicates dropped, copies grouped, superseded moved below their successor)."""
     ordered = order(candidates)
-    dropped = grouped = 0
+    dropped = grouped = moved = 0
+    if successors_first:        # first, so a near-duplicate pair keeps the successor
+        ordered, moved = below_successors(ordered)
     if dedupe:
         ordered, dropped = dedupe_near_duplicates(ordered)
     if grouping is not None:
         ordered, grouped = group_copies(ordered, *grouping)
-    return ordered[:k], dropped, grouped
+    if successors_first and grouping is not None:
+        ordered, again = below_successors(ordered)
+        moved += again
+    return ordered[:k], dropped, grouped, moved

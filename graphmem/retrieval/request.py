@@ -29,7 +29,7 @@ def parse_filters(data: Any, limits: Limits, prefix: str = "filters") -> MemoryF
         tags=normalize_tags(f.tags), categories=[normalize_category(c) for c in f.categories or []],
         sources=list(f.sources or []), min_health=f.min_health, max_health=f.max_health,
         created_after=f.created_after, created_before=f.created_before,
-        include_expired=bool(f.include_expired))
+        include_expired=bool(f.include_expired), current_only=bool(f.current_only), as_of=f.as_of)
 
 
 def parse_k(value: Any, limits: Limits, default: int) -> int:
