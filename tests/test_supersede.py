@@ -10,7 +10,7 @@ import pytest
 
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
-from graphmem.errors import ConflictError, NotFoundError, ValidationError
+from graphmem.errors import ConflictError, NotFoundError
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
 from tests.neo4j_server import open_store
@@ -113,15 +113,15 @@ def test_bad_inputs_write_nothing(engine):
         ({**REDIS7, "supersedes": ["missing"]}, NotFoundError),
         ({**REDIS7, "supersedes": ["elsewhere"]}, NotFoundError),           # another namespace's memory
         ({**REDIS7, "supersedes": ["redis-6", "missing"]}, NotFoundError),  # all or nothing
-        ({**REDIS7, "supersedes": ["redis-7"]}, ValidationError),           # itself
-        ({**REDIS7, "valid_from": "2025-03-01T00:00:00Z", "valid_until": "2025-02-01T00:00:00Z"}, ValidationError),
-        ({**REDIS7, "created_at": "2024-01-01T00:00:00Z"}, ValidationError),  # valid before the one it replaces
+        ({**REDIS7, "supersedes": ["redis-7"]}, ConflictError),             # itself
+        ({**REDIS7, "valid_from": "2025-03-01T00:00:00Z", "valid_until": "2025-02-01T00:00:00Z"}, ConflictError),
+        ({**REDIS7, "created_at": "2024-01-01T00:00:00Z"}, ConflictError),  # valid before the one it replaces
     ]
     for body, error in cases:
         with pytest.raises(error):
             engine.add(body, ns)
         assert snapshot(engine, ns) == state, body
-    with pytest.raises(ValidationError):
+    with pytest.raises(ConflictError):
         engine.update(ns, "redis-6", {"valid_until": "2024-01-01T00:00:00Z"})
     assert snapshot(engine, ns) == state
 

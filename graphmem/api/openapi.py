@@ -71,9 +71,10 @@ def _parameters(op: Operation, path_args: list[str], arg_schemas: dict[str, Any]
             "schema": arg_schemas["MemoryPath"]["properties"][name],
             "description": "Memory id (may contain '/', sent raw or percent-encoded)."} for name in path_args]
     if op.args:
+        required = set(arg_schemas[op.args].get("required", []))
         for name, schema in arg_schemas[op.args]["properties"].items():
             schema = _not_null(schema)
-            param = {"name": name, "in": "query", "required": False, "schema": schema}
+            param = {"name": name, "in": "query", "required": name in required, "schema": schema}
             if schema.get("description"):
                 param["description"] = schema["description"]
             if schema.get("type") == "array":

@@ -21,8 +21,8 @@ bp = Blueprint("supersede", __name__, url_prefix="/v1")
            errors=(400, 403, 404, 409, 413, 415, 422), body="SupersedeRequest",
            description="Each older memory gets `superseded_by`, `valid_until` (the newer one's valid_from) and "
                        "a health penalty; a SUPERSEDES edge keeps when, why and its fields before. 404: an id "
-                       "not in the namespace; 409: a cycle, or an older memory already superseded by another; "
-                       "422: self-supersession, or a newer memory not valid after the older one. Nothing is "
+                       "not in the namespace; 409: a cycle, self-supersession, an older memory already "
+                       "superseded by another, or a newer memory not valid after the older one. Nothing is "
                        "written unless every link is valid.")
 def supersede(body: Any) -> Response:
     ns = body_namespace(body.namespace)

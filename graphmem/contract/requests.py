@@ -107,14 +107,9 @@ def limit_models(limits: Limits) -> SimpleNamespace:
             None, description=f"At most {lim.max_metadata_bytes} bytes as JSON, nested {lim.max_json_depth} deep.")
         valid_from: Timestamp | None = Field(None, description=(
             "When the fact became true (default: created_at); `as_of` searches compare it."))
-        valid_until: Timestamp | None = Field(None, description="When the fact stopped being true (exclusive).")
+        valid_until: Timestamp | None = Field(None, description=(
+            "When the fact stopped being true (exclusive); not after valid_from (else created_at): 409."))
         expires_at: Timestamp | None = None
-
-        @model_validator(mode="after")
-        def _valid_range(self) -> MemoryFields:
-            if self.valid_from and self.valid_until and self.valid_until <= self.valid_from:
-                raise PydanticCustomError("valid_range", "valid_until must be after valid_from")
-            return self
 
         @field_validator("metadata")
         @classmethod

@@ -94,7 +94,7 @@ class Ingestor:
             topics=extract_topics(inp.content, self.settings.topics), thread=inp.thread, seq=inp.seq,
             valid_from=inp.valid_from, superseded_by=current.superseded_by if current is not None else None)
         if mem.valid_until is not None and mem.valid_until <= mem.effective_valid_from:
-            raise ValidationError(f"valid_until {mem.valid_until} is not after valid_from "
+            raise ConflictError(f"valid_until {mem.valid_until} is not after valid_from "
                                   f"{mem.effective_valid_from} (valid_from, else created_at)", field="valid_until")
         return mem
 

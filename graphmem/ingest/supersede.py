@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from graphmem.config import Settings
-from graphmem.errors import ConflictError, NotFoundError, ValidationError
+from graphmem.errors import ConflictError, NotFoundError
 from graphmem.ingest.health import SUPERSEDED, health_score, superseded_penalty
 from graphmem.model import SUPERSEDES, Edge, Memory
 from graphmem.stores.base import MemoryStore
@@ -81,7 +81,7 @@ class Superseder:
         pending = pending or {}
         wanted = list(dict.fromkeys(older_ids))
         if newer.id in wanted:
-            raise ValidationError(f"memory {newer.id!r} cannot supersede itself", field=field)
+            raise ConflictError(f"memory {newer.id!r} cannot supersede itself", field=field)
         stored = self.store.get_memories(ns, [i for i in wanted if i not in pending])
         found = {**stored, **{i: pending[i] for i in wanted if i in pending}}
         missing = [i for i in wanted if i not in found]
@@ -101,7 +101,7 @@ class Superseder:
                                     f"supersede {older.superseded_by!r} instead", field=field)
             until = end_of(newer, older)
             if until is not None and until <= older.effective_valid_from:
-                raise ValidationError(
+                raise ConflictError(
                     f"{newer.id!r} became valid at {newer.effective_valid_from}, not after {older_id!r} did "
                     f"({older.effective_valid_from}): its valid_until would be before its valid_from", field=field)
             edge = supersedes_edge(newer, older, at, reason, by, self.settings.supersede.edge_weight)

@@ -491,7 +491,8 @@ def test_stats_shape_and_counts(ctx):
     per_type = {t: sum(e.type == t for e in edges) for t in EDGE_TYPES}
     assert stats == StoreStats(
         namespaces={ctx.ns: 7}, edges=per_type,
-        max_degree={"SHARES_TAG": 2, "SAME_CATEGORY": 1, "OVERLAPS": 3, "RELATED": 1, "FOLLOWS": 0},
+        max_degree={"SHARES_TAG": 2, "SAME_CATEGORY": 1, "OVERLAPS": 3, "RELATED": 1, "FOLLOWS": 0,
+                    "SUPERSEDES": 0},
         health_bins={"0.0-0.2": 1, "0.2-0.4": 1, "0.4-0.6": 1, "0.6-0.8": 0, "0.8-1.0": 4})
     everything = ctx.store.stats(None)
     assert everything.namespaces[ctx.ns] == 7 and set(everything.edges) == set(EDGE_TYPES)
