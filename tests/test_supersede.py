@@ -153,3 +153,25 @@ def test_an_update_keeps_the_supersession_and_rescore_too(engine):
     engine.rescore(ns)
     assert engine.get(ns, "redis-6").health == old.health
     assert engine.store.edges_of(ns, ["redis-6"], ["SUPERSEDES"])
+
+
+def test_cli_add_supersedes_and_history(tmp_path, embedder):
+    import json
+
+    from click.testing import CliRunner
+
+    from graphmem.cli import main
+
+    runner = CliRunner()
+
+    def run(*args):
+        result = runner.invoke(main, ["--data-dir", str(tmp_path / "cli"), *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    run("add", REDIS6["content"], "--id", "redis-6", "--tags", "redis", "--category", "config")
+    run("add", REDIS7["content"], "--id", "redis-7", "--tags", "redis", "--category", "config",
+        "--supersedes", "redis-6", "--reason", "upgraded in June")
+    history = run("history", "redis-6")
+    assert [e["memory"]["id"] for e in history["chain"]] == ["redis-6", "redis-7"]
+    assert history["links"][0]["reason"] == "upgraded in June" and history["current"] == ["redis-7"]
