@@ -48,7 +48,7 @@ test-fast: setup
 	GRAPHMEM_NEO4J_URI= GRAPHMEM_REQUIRE_NEO4J= $(PY) -m pytest -q -p no:cacheprovider -m "not neo4j and not slow"
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check graphmem tests bench
+	$(VENV)/bin/ruff check graphmem tests bench tools
 	$(VENV)/bin/mypy
 
 bench: setup

@@ -44,6 +44,17 @@ def make_memories(n: int, seed: int = 7, namespace: str = "bench") -> list[dict]
 
 
 def make_queries(n: int, seed: int = 11) -> list[str]:
+    """``n`` distinct queries, as users send them: a bench that repeats a query times a warm cache.
+    The first 3,000 name one vocabulary word; beyond that they name two."""
     rng = random.Random(seed)
-    return [f"how does the {rng.choice(SUBJECTS)} {rng.choice(FACTS).split(' {x}')[0]} {rng.choice(WORDS)}"
-            for _ in range(n)]
+    out: dict[str, None] = {}
+    while len(out) < n:
+        words = " ".join(rng.sample(WORDS, 1 if len(out) < 2500 else 2))
+        out.setdefault(f"how does the {rng.choice(SUBJECTS)} {rng.choice(FACTS).split(' {x}')[0]} {words}")
+    return list(out)
+
+
+def pass_queries(n: int, passes: int, seed: int = 11) -> list[list[str]]:
+    """``passes`` lists of ``n`` queries, no query in two lists (each pass meets new queries)."""
+    flat = make_queries(n * passes, seed)
+    return [flat[i * n:(i + 1) * n] for i in range(passes)]

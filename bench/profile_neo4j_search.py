@@ -207,13 +207,13 @@ def main() -> None:
     tx_count: Counter[str] = Counter()
     original_attempt, original_read = neo._attempt, neo._read_once
 
-    def attempt(write, work):
+    def attempt(write, work, timeout):
         tx_count[meters["neo4j"].active or "?"] += 1
-        return original_attempt(write, work)
+        return original_attempt(write, work, timeout)
 
-    def read_once(query, params):
+    def read_once(query, params, timeout):
         tx_count[meters["neo4j"].active or "?"] += 1
-        return original_read(query, params)
+        return original_read(query, params, timeout)
 
     neo._attempt, neo._read_once = attempt, read_once  # type: ignore[method-assign]
     for q in queries[10:]:

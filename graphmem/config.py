@@ -18,6 +18,7 @@ from graphmem.errors import ConfigError
 
 DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
 STAGES = ("router", "lexical", "vector", "context", "expansion", "health", "source")
+FUSIONS = ("rrf", "weighted")       # how recall fuses its channels (retrieval/recall.py fuse)
 
 
 def deep_merge(base: dict, override: dict) -> dict:
@@ -199,6 +200,7 @@ class StoreSettings:
     sqlite_ann_dtype: str
     sqlite_scan_threads: int
     sqlite_row_cache: int
+    write_wait: float
     neo4j_uri: str
     neo4j_user: str
     neo4j_password: str
@@ -210,6 +212,11 @@ class StoreSettings:
     neo4j_breaker_failures: int
     neo4j_breaker_cooldown: float
     neo4j_ping_timeout: float
+    neo4j_read_timeout: float
+    neo4j_write_timeout: float
+    neo4j_admin_timeout: float
+    neo4j_deadline_grace: float
+    neo4j_call_threads: int
     neo4j_server_info_ttl: float
     neo4j_vector_overfetch: int
     neo4j_vector_min_fetch: int
@@ -224,6 +231,13 @@ class ApiSettings:
     port: int
     threads: int
     keys: list[dict[str, Any]]
+    request_timeout: float
+    channel_timeout: int
+    connection_limit: int
+    cleanup_interval: int
+    backlog: int
+    recv_bytes: int
+    probe_threads: int
 
 
 @dataclass(frozen=True)
@@ -234,6 +248,10 @@ class McpSettings:
     compact_content_chars: int
     max_result_chars: int
     neighbors_limit: int
+    request_timeout: float
+    keep_alive_timeout: int
+    limit_concurrency: int
+    backlog: int
 
 
 @dataclass(frozen=True)
@@ -241,6 +259,7 @@ class ModelSettings:
     name: str
     dir: str
     prepare_on_first_use: bool
+    threads: int = 0
 
 
 def tunable(low: float | None = None, high: float | None = None, *, ceiling: str | None = None,
@@ -269,7 +288,7 @@ class SearchConfig:
                                         description="Summed document-frequency budget of the lookup terms.")
     lexical_overfetch: int = tunable(1, ceiling="max_lexical_overfetch",
                                      description="Full-text pool = recall_candidates * this.")
-    fusion: str = tunable(choices=("rrf", "weighted"), description="How the recall channels are fused.")
+    fusion: str = tunable(choices=FUSIONS, description="How the recall channels are fused.")
     rrf_k: int = tunable(0, 10000)
     vector_weight: float = tunable(0.0, 10.0)
     lexical_weight: float = tunable(0.0, 10.0)
@@ -391,8 +410,12 @@ def settings_from_dict(data: dict) -> Settings:
         unknown = set(recipe.stages) - set(STAGES)
         if unknown:
             raise ConfigError(f"unknown stage(s) {sorted(unknown)} in recipe {recipe.name}", field="stages")
-        if recipe.fusion not in ("rrf", "weighted"):
-            raise ConfigError(f"fusion must be 'rrf' or 'weighted', not {recipe.fusion!r}", field="fusion")
+        if recipe.fusion not in FUSIONS:
+            raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, not {recipe.fusion!r}", field="fusion")
+    model = _build(ModelSettings, data["model"], "model")
+    if not isinstance(model.threads, int) or model.threads < 0:
+        raise ConfigError(f"[model] threads must be an integer >= 0 (0: one per core), not {model.threads!r}",
+                          field="model.threads")
     return Settings(
         limits=_build(Limits, data["limits"], "limits"),
         health=_build(HealthRules, health, "health"),
@@ -400,7 +423,7 @@ def settings_from_dict(data: dict) -> Settings:
         ingest=_build(IngestSettings, data["ingest"], "ingest"),
         edges=_build(EdgeSettings, data["edges"], "edges"),
         store=_build(StoreSettings, data["store"], "store"),
-        model=_build(ModelSettings, data["model"], "model"),
+        model=model,
         api=_build(ApiSettings, data["api"], "api"),
         mcp=_build(McpSettings, data["mcp"], "mcp"),
         topics=_build(TopicSettings, data["topics"], "topics"),

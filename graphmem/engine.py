@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.config import Settings, load_settings
+from graphmem.contract import check_recipes
+from graphmem.contract.search import decode_cursor, encode_cursor, filters_from, parse_search, search_config
 from graphmem.embedding.embedder import Embedder
 from graphmem.embedding.first_use import open_embedder
 from graphmem.errors import NotFoundError, ValidationError
@@ -14,7 +16,6 @@ from graphmem.ingest.supersede import link_view
 from graphmem.ingest.validate import validate_id, validate_namespace
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, utcnow_iso
 from graphmem.retrieval.pipeline import SearchOutcome, SearchPipeline, SearchRequest
-from graphmem.retrieval.request import build_search_config, decode_cursor, encode_cursor, parse_k
 from graphmem.stores.base import MemoryStore
 from graphmem.stores.factory import open_store
 
@@ -24,6 +25,16 @@ def result_dict(cand, explain: bool = True) -> dict[str, Any]:
            "memory": cand.memory.to_dict()}
     if explain:
         out["why"] = cand.why()
+    return out
+
+
+def search_view(outcome: SearchOutcome, query: str, namespace: str, explain: bool = True,
+                trace: bool = False) -> dict[str, Any]:
+    """The search response document: the query, the results (each with its ``why``), the trace."""
+    out: dict[str, Any] = {"query": query, "namespace": namespace,
+                           "results": [result_dict(c, explain) for c in outcome.candidates]}
+    if trace:
+        out["trace"] = outcome.trace
     return out
 
 
@@ -55,6 +66,7 @@ def stats_view(stats: StoreStats) -> dict[str, Any]:
 class Graphmem:
     def __init__(self, settings: Settings, store: MemoryStore, embedder: Embedder, clock=utcnow_iso,
                  reindexing: bool = False):
+        check_recipes(settings)
         self.settings = settings
         self.store = store
         self.embedder = embedder
@@ -185,28 +197,28 @@ class Graphmem:
 
     # -- search and graph ----------------------------------------------------------------------
     def search_outcome(self, query: Any, namespace: str = "default", k: Any = None,
-                       filters: MemoryFilter | None = None, recipe: str | None = None,
+                       filters: MemoryFilter | dict | None = None, recipe: str | None = None,
                        stages: Any = None, params: Any = None) -> SearchOutcome:
-        """``query``, ``k``, ``stages`` and ``params`` may come straight from a request: they are validated."""
-        if not isinstance(query, str) or not query.strip():
-            raise ValidationError("query must be a non-empty string", field="query")
-        if len(query) > self.settings.limits.max_query_chars:
-            raise ValidationError(f"query longer than {self.settings.limits.max_query_chars} characters",
-                                  field="query")
-        cfg = build_search_config(self.settings, recipe, stages, params)
-        req = SearchRequest(query=query.strip(), namespace=validate_namespace(namespace), config=cfg,
-                            k=parse_k(k, self.settings.limits, cfg.k), filters=filters or MemoryFilter())
-        return self.pipeline.run(req)
+        """The library's search: the values are parsed by the contract's ``SearchRequest``, as an
+        HTTP body is (same bounds, same errors). ``filters``: a ``MemoryFilter`` or a filter object."""
+        plain = filters if isinstance(filters, dict) else None
+        request = parse_search(self.settings, query=query, k=k, filters=plain, recipe=recipe, stages=stages,
+                               params=params)
+        return self.run_search(request, namespace, filters if isinstance(filters, MemoryFilter) else None)
+
+    def run_search(self, request: Any, namespace: str = "default",
+                   filters: MemoryFilter | None = None) -> SearchOutcome:
+        """A validated ``SearchRequest`` (the API's and MCP's parsed body) through the pipeline."""
+        cfg = search_config(self.settings, request)
+        flt = filters if filters is not None else filters_from(request.filters)
+        return self.pipeline.run(SearchRequest(query=request.query.strip(), config=cfg, k=request.k or cfg.k,
+                                               namespace=validate_namespace(namespace), filters=flt))
 
     def search(self, query: Any, namespace: str = "default", k: Any = None,
-               filters: MemoryFilter | None = None, recipe: str | None = None, stages: Any = None,
+               filters: MemoryFilter | dict | None = None, recipe: str | None = None, stages: Any = None,
                params: Any = None, explain: bool = True, trace: bool = False) -> dict[str, Any]:
         outcome = self.search_outcome(query, namespace, k, filters, recipe, stages, params)
-        out: dict[str, Any] = {"query": query, "namespace": namespace,
-                               "results": [result_dict(c, explain) for c in outcome.candidates]}
-        if trace:
-            out["trace"] = outcome.trace
-        return out
+        return search_view(outcome, query, namespace, explain, trace)
 
     def neighbors(self, namespace: str, memory_id: str, types: list[str] | None = None,
                   min_weight: float = 0.0, limit: int = 50) -> dict[str, Any]:
@@ -298,11 +310,6 @@ class Graphmem:
 
         return restore(self.store, lines, self.embedder.model_id, self.embedder.dim)
 
-    def backup_sqlite(self, destination: str | Path) -> Path:
-        """A consistent online copy of the embedded store's database file."""
-        from graphmem.ops.backup import sqlite_backup
-
-        if self.store.kind != "sqlite":
-            raise ValidationError("a database-file backup is for the embedded store; use the JSONL dump",
-                                  field="format")
-        return sqlite_backup(self.store.db, destination)  # type: ignore[attr-defined]
+    def backup_file(self, destination: str | Path) -> Path:
+        """A consistent online copy of the store's database file (the embedded store; Neo4j refuses)."""
+        return self.store.backup_file(destination)

@@ -186,6 +186,12 @@ class Memory:
         return [HealthPenalty(**p) for p in loads(text or "[]")]
 
 
+def strength_key(weight: float, a: str, b: str) -> tuple[float, str, str]:
+    """An edge's place in the strength order: heavier first, ties by its endpoint ids (a < b),
+    at the weight ``Edge.make`` rounds to, so a key computed before an edge exists equals its own."""
+    return (-round(float(weight), 6), a, b)
+
+
 @dataclass(frozen=True)
 class Edge:
     """An undirected, typed, weighted relation; stored once with ``a < b``."""
@@ -205,6 +211,11 @@ class Edge:
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.a, self.b, self.type)
+
+    @property
+    def strength_key(self) -> tuple[float, str, str]:
+        """Sort key, strongest first (degree caps keep, and eviction drops, by this order)."""
+        return strength_key(self.weight, self.a, self.b)
 
     def other(self, node_id: str) -> str:
         return self.b if node_id == self.a else self.a

@@ -87,7 +87,8 @@ def cypher_trace(monkeypatch) -> Iterator[list[tuple[str, dict]]]:
     with monkeypatch.context() as patch:
         for cls in (ManagedTransaction, Session):
             def run(self, query, parameters=None, _original=cls.run, **kwargs):
-                seen.append((query, {**(parameters or {}), **kwargs}))
+                text = getattr(query, "text", query)     # a Query carries its transaction timeout
+                seen.append((text, {**(parameters or {}), **kwargs}))
                 return _original(self, query, parameters, **kwargs)
 
             patch.setattr(cls, "run", run)

@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SHELL_PRELUDE = f'set -euo pipefail\ngraphmem() {{ "{sys.executable}" -m graphmem "$@"; }}\n'
 
 
-def recipe(name: str) -> str:
+def recipe(name: str, language: str = "bash") -> str:
     text = (ROOT / "README.md").read_text()
-    found = re.search(rf"<!-- recipe: {name} -->\n```bash\n(.*?)\n```", text, re.S)
-    assert found, f"README.md has no ```bash block after <!-- recipe: {name} -->"
+    found = re.search(rf"<!-- recipe: {name} -->\n```{language}\n(.*?)\n```", text, re.S)
+    assert found, f"README.md has no ```{language} block after <!-- recipe: {name} -->"
     return found.group(1)
 
 
@@ -62,6 +62,18 @@ def test_curl_recipe_creates_searches_and_gets(tmp_path):
     top = searched["results"][0]
     assert top["memory"]["id"] == "deploy-billing" and top["why"], "explain gives each result its why"
     assert got["id"] == "deploy-billing" and got["tags"] == ["billing", "deploy"]
+
+
+def test_library_recipe_adds_and_finds(tmp_path):
+    """The library quick start, run as written (its data dir pointed into the test's tmp dir)."""
+    block = recipe("library", "python")
+    assert block.startswith("import graphmem\n") and "graphmem.open(" in block
+    script = block.replace("/tmp/gm-library", str(tmp_path / "gm"))
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=clean_env(GRAPHMEM_STORE="sqlite"),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found = json.loads(proc.stdout.strip().replace("'", '"'))
+    assert found[0] == "deploy-billing" and len(found) == 2, found
 
 
 @pytest.mark.neo4j

@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from graphmem.ingest.bulk import import_jsonl
-from graphmem.retrieval.request import parse_filters
 
 FIXTURE = Path(__file__).parent / "fixtures" / "e2e_agent.jsonl"
 QUERY = "How do I ship a new release of the billing service?"
@@ -54,7 +53,7 @@ def test_low_health_records_never_outrank_healthy_relevant_ones(agent):
     assert unweighted["results"][0]["why"]["health"]["applied"] is False
     # low-health memories stay retrievable by id and by explicit request
     assert agent.get("default", "hash-fix").health < 0.6
-    low_only = agent.search("billing deploy", filters=parse_filters({"max_health": 0.59}, agent.settings.limits))
+    low_only = agent.search("billing deploy", filters={"max_health": 0.59})
     assert set(ids(low_only)) == {"cmd-restart", "hash-fix"}
 
 
@@ -73,8 +72,7 @@ def test_every_stage_can_be_switched_off_and_reports_itself(agent, stage):
 
 
 def test_filters_prune_and_router_boosts_named_tags(agent):
-    limits = agent.settings.limits
-    out = agent.search("what should I know", filters=parse_filters({"categories": ["preferences"]}, limits))
+    out = agent.search("what should I know", filters={"categories": ["preferences"]})
     assert set(ids(out)) == {"pref-concise", "pref-timezone"}
     out = agent.search("search config", k=3, trace=True)
     router_row = out["trace"]["stages"][0]

@@ -38,7 +38,7 @@ def _met(ok: bool) -> str:
 def _source(name: str, d: dict) -> str:
     facts = d.get("facts")
     if not facts:
-        return f"`bench/results/{name}` (previous wave: no command or commit saved)"
+        return f"`bench/results/{name}` (an earlier version: no command or commit saved)"
     landed = d.get("commits_landed_as", {}).get(facts["git_commit"], facts["git_commit"])
     load = facts["machine"]["loadavg_at_start"][0]
     command = re.sub(r"--note '[^']*'", "--note '...'", facts["command"])   # the note is in the file

@@ -20,6 +20,7 @@ from flask import Flask, Response, current_app, g, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import PathConverter
 
+from graphmem import fastjson
 from graphmem.api import routes_memories, routes_ops, routes_search, routes_supersede
 from graphmem.api.errors import register_error_handlers
 from graphmem.api.metrics import ApiMetrics
@@ -49,6 +50,16 @@ class ApiState:
     spec: dict[str, Any]
 
 
+class FiniteJSONProvider(DefaultJSONProvider):
+    """Responses are RFC 8259 JSON: never NaN or Infinity (graphmem.fastjson.dumps)."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        kwargs.setdefault("default", self.default)
+        kwargs.setdefault("ensure_ascii", self.ensure_ascii)
+        kwargs.setdefault("sort_keys", self.sort_keys)
+        return fastjson.dumps(obj, **kwargs)
+
+
 def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: Keyring | None = None,
                environ: Mapping[str, str] | None = None, metrics: ApiMetrics | None = None) -> Flask:
     """Build the app. Keys come from ``keyring`` or else from ``settings.api.keys`` plus
@@ -58,7 +69,7 @@ def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: K
         keyring = Keyring.from_settings(settings, os.environ if environ is None else environ)
     app = Flask("graphmem.api")
     app.config["MAX_CONTENT_LENGTH"] = settings.limits.max_body_bytes
-    json_provider = DefaultJSONProvider(app)
+    json_provider = FiniteJSONProvider(app)
     json_provider.sort_keys = False   # keep the engine's field order (id, score, kind, memory, why)
     json_provider.compact = True
     app.json = json_provider

@@ -12,10 +12,8 @@ from flask import Blueprint, Response, current_app, jsonify, url_for
 from graphmem.api.errors import ApiError
 from graphmem.api.serialize import body_namespace, engine, principal, query_namespace
 from graphmem.api.validation import operation
+from graphmem.contract.search import list_filters
 from graphmem.errors import StoreUnavailable
-from graphmem.ingest.validate import normalize_tags
-from graphmem.model import MemoryFilter
-from graphmem.text import normalize_category
 
 bp = Blueprint("memories", __name__, url_prefix="/v1")
 
@@ -80,11 +78,7 @@ def create_batch(body: Any) -> Response:
            ok={200: ("One page", "MemoryList")}, errors=(403, 422), args="ListArgs")
 def list_memories(args: Any) -> Response:
     ns = query_namespace(args.namespace)
-    flt = MemoryFilter(tags=normalize_tags(args.tags), categories=[normalize_category(c) for c in args.category],
-                       sources=list(args.source), min_health=args.min_health, max_health=args.max_health,
-                       created_after=args.created_after, created_before=args.created_before,
-                       include_expired=args.include_expired, current_only=args.current_only, as_of=args.as_of)
-    page, next_cursor = engine().list_memories(ns, flt, args.limit, args.cursor)
+    page, next_cursor = engine().list_memories(ns, list_filters(args), args.limit, args.cursor)
     return jsonify({"namespace": ns, "memories": [m.to_dict() for m in page], "next_cursor": next_cursor})
 
 

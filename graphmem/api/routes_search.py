@@ -11,13 +11,9 @@ from flask import Blueprint, Response, current_app, jsonify
 
 from graphmem.api.serialize import body_namespace, engine, query_namespace
 from graphmem.api.validation import operation
-from graphmem.retrieval.request import parse_filters
+from graphmem.engine import search_view
 
 bp = Blueprint("search", __name__, url_prefix="/v1")
-
-
-def _dump(model: Any) -> dict[str, Any] | None:
-    return None if model is None else model.model_dump(exclude_none=True)
 
 
 @bp.post("/search")
@@ -26,10 +22,7 @@ def _dump(model: Any) -> dict[str, Any] | None:
            errors=(400, 403, 413, 415, 422), body="SearchRequest")
 def search(body: Any) -> Response:
     ns = body_namespace(body.namespace)
-    eng = engine()
-    filters = parse_filters(_dump(body.filters), eng.settings.limits)
-    out = eng.search(body.query, ns, body.k, filters, body.recipe, _dump(body.stages), _dump(body.params),
-                     explain=body.explain, trace=True)
+    out = search_view(engine().run_search(body, ns), body.query, ns, explain=body.explain, trace=True)
     current_app.extensions["graphmem"].metrics.observe_search(out["trace"])
     if not body.trace:
         out.pop("trace")

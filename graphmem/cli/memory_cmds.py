@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphmem.cli.context import CliContext, pass_cli
+from graphmem.config import STAGES
 from graphmem.contract.requests import DEFAULT_SOURCE
-from graphmem.retrieval.request import parse_filters
 from graphmem.retrieval.why_text import why_parts
 
 console = Console()
@@ -115,7 +115,7 @@ def _why_text(why: dict) -> str:
 @click.option("-k", default=None, type=int, help="Results to return (default from the recipe).")
 @click.option("--recipe", help="Named search config (default, hybrid, lexical, vector, hybrid_expansion).")
 @click.option("--no", "disabled", multiple=True,
-              type=click.Choice(["router", "lexical", "vector", "expansion", "health", "source"]),
+              type=click.Choice(STAGES),
               help="Disable a stage (repeatable).")
 @click.option("--tags", "--tag", "tags", multiple=True,
               help="Filter: memory must carry this tag (repeatable: all must match; --tag is an alias).")
@@ -129,9 +129,9 @@ def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categor
            as_json) -> None:
     """Search memories with the staged pipeline."""
     engine = cli.engine()
-    filters = parse_filters({"tags": list(tags), "categories": list(categories)}, engine.settings.limits)
-    out = engine.search(query, namespace, k, filters, recipe, {d: False for d in disabled} or None,
-                        explain=True, trace=trace)
+    filters = {"tags": list(tags) or None, "categories": list(categories) or None}
+    out = engine.search(query, namespace, k, {k: v for k, v in filters.items() if v}, recipe,
+                        {d: False for d in disabled} or None, explain=True, trace=trace)
     if as_json:
         _echo_json(out)
         return

@@ -44,7 +44,7 @@ def backup(cli: CliContext, output, fmt, namespaces) -> None:
     engine = cli.engine()
     try:
         if fmt == "sqlite":
-            click.echo(f"backed up the embedded store to {engine.backup_sqlite(output)}", err=True)
+            click.echo(f"backed up the embedded store to {engine.backup_file(output)}", err=True)
             return
         with (contextlib.nullcontext(sys.stdout) if output == "-" else open(output, "x", encoding="utf-8")) as out:
             counts = engine.dump(out, list(namespaces) or None)

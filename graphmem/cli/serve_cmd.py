@@ -24,6 +24,7 @@ from typing import Any
 import click
 
 from graphmem.cli.context import CliContext, pass_cli
+from graphmem.config import ApiSettings, load_settings
 
 log = logging.getLogger("graphmem.serve")
 
@@ -64,16 +65,28 @@ def _busy(channel: Any) -> bool:
 
 
 def run_server(app: Any, host: str, port: int, threads: int, shutdown_timeout: float = 30.0,
-               max_body_bytes: int = 4 * 1024 * 1024, ready: threading.Event | None = None) -> None:
-    """Serve ``app`` until SIGTERM/SIGINT, then drain in-flight requests and return."""
+               max_body_bytes: int = 4 * 1024 * 1024, ready: threading.Event | None = None,
+               api: ApiSettings | None = None) -> None:
+    """Serve ``app`` until SIGTERM/SIGINT, then drain in-flight requests and return. ``api``
+    gives the connection bounds (``http_guard``; defaults.toml [api] when None)."""
     from waitress import wasyncore
     from waitress.channel import HTTPChannel
     from waitress.server import BaseWSGIServer, create_server
 
+    from graphmem.cli.http_guard import GuardedChannel, GuardedDispatcher, close_slow, waitress_options
+
+    api = api or load_settings(use_env=False).api
+    dispatcher = GuardedDispatcher(api.probe_threads)
+    dispatcher.set_thread_count(threads)
     server = create_server(app, host=host, port=port, threads=threads, ident="graphmem",
-                           asyncore_use_poll=True, max_request_body_size=16 * max_body_bytes)
+                           asyncore_use_poll=True, max_request_body_size=16 * max_body_bytes,
+                           _dispatcher=dispatcher, **waitress_options(api))
     sock_map = server.map if hasattr(server, "map") else server._map
     listeners = [obj for obj in list(sock_map.values()) if isinstance(obj, BaseWSGIServer)]
+    for srv in listeners:
+        srv.channel_class = GuardedChannel
+    sweep_every = min(1.0, api.request_timeout / 4)
+    next_sweep = time.monotonic() + sweep_every
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: Any) -> None:
@@ -89,6 +102,9 @@ def run_server(app: Any, host: str, port: int, threads: int, shutdown_timeout: f
             ready.set()
         while not stop.is_set():
             wasyncore.loop(timeout=0.2, map=sock_map, use_poll=True, count=1)
+            if time.monotonic() >= next_sweep:
+                close_slow(list(sock_map.values()), api.request_timeout)
+                next_sweep = time.monotonic() + sweep_every
         for srv in listeners:                 # stop accepting; keep the trigger for worker wake-ups
             srv.accepting = False
             wasyncore.dispatcher.close(srv)
@@ -145,7 +161,7 @@ def serve(cli: CliContext, host: str | None, port: int | None, threads: int | No
     engine = cli.engine()
     try:
         app = create_app(engine, settings, keyring=keyring)
-        run_server(app, host, port, threads, shutdown_timeout, settings.limits.max_body_bytes)
+        run_server(app, host, port, threads, shutdown_timeout, settings.limits.max_body_bytes, api=settings.api)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
     finally:

@@ -24,9 +24,10 @@ from pydantic import ValidationError as PydanticError
 
 from graphmem.config import Limits, Settings
 from graphmem.contract import responses
+from graphmem.contract.numbers import MAX_SAFE_INTEGER, check_numbers
 from graphmem.contract.requests import build_requests, json_depth, limit_models
 from graphmem.contract.types import PATTERN_MEANING
-from graphmem.errors import EvidenceRejected, ValidationError
+from graphmem.errors import ConfigError, EvidenceRejected, ValidationError
 
 
 @lru_cache(maxsize=16)
@@ -43,6 +44,19 @@ def for_limits(limits: Limits) -> SimpleNamespace:
 def contract(settings: Settings) -> SimpleNamespace:
     """The request models for this configuration (built once per limits and recipe names)."""
     return _build(settings.limits, tuple(sorted(settings.recipes)))
+
+
+def check_recipes(settings: Settings) -> None:
+    """Every recipe's tunables within the bounds a request's ``params`` must meet (the same
+    ``SearchParams`` model), so a TOML recipe cannot set what no request could."""
+    params = for_limits(settings.limits).SearchParams
+    for name, recipe in sorted(settings.recipes.items()):
+        values = {f: getattr(recipe, f) for f in params.model_fields}
+        try:
+            params.model_validate(values)
+        except PydanticError as exc:
+            found = to_graphmem_error(exc)
+            raise ConfigError(f"recipe {name!r}: {found.message}", field=f"recipes.{name}.{found.field}") from None
 
 
 def error_field(loc: tuple[Any, ...], prefix: str = "") -> str | None:
@@ -71,12 +85,19 @@ def to_graphmem_error(exc: PydanticError, prefix: str = "") -> ValidationError:
     return ValidationError(f"{field}: {message}" if field else message, field=field)
 
 
-def validate(model: type[BaseModel], data: Any, prefix: str = "") -> Any:
-    """``model.model_validate(data)``, failures raised as graphmem's ValidationError (422)."""
+def validate(model: type[BaseModel], data: Any, prefix: str = "", *, exact: bool = False) -> Any:
+    """``model.model_validate(data)``, failures raised as graphmem's ValidationError (422).
+    Every number anywhere in ``data`` (metadata included) must be one JSON can carry (RFC 8259).
+    ``exact``: JSON types as sent even for a query-string model (MCP arguments are JSON, so
+    ``"5"`` is not an integer there, as in an HTTP body)."""
+    check_numbers(data, prefix)
     try:
+        if exact:
+            return model.model_validate(data, strict=True, context={"strict": True})
         return model.model_validate(data)
     except PydanticError as exc:
         raise to_graphmem_error(exc, prefix) from None
 
 
-__all__ = ["contract", "for_limits", "json_depth", "validate", "to_graphmem_error", "error_field", "responses"]
+__all__ = ["MAX_SAFE_INTEGER", "check_numbers", "contract", "for_limits", "json_depth", "validate",
+           "to_graphmem_error", "error_field", "responses"]

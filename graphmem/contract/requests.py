@@ -29,7 +29,16 @@ from graphmem.contract.types import (
 )
 from graphmem.model import EDGE_TYPES
 
-CURSOR_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z~.+$"
+# A cursor is ``<created_at>~<id>``. Its time is spelled as a real instant only (no month 13, no
+# 30 February, no year 0): a position that names no instant would page from nowhere, and a schema
+# that admits it would promise a request the service refuses.
+_YEAR = r"(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)"
+_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_MONTH_DAY = (r"(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+              r"|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)")
+_DATE = rf"(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
+_TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z"
+CURSOR_PATTERN = rf"^{_DATE}T{_TIME}~.+$"
 DEFAULT_SOURCE = "unknown"     # a memory stored without a source (HTTP, MCP, CLI and imports alike)
 PATCHABLE = ("content", "tags", "category", "source", "reason", "metadata", "valid_from", "valid_until",
              "expires_at")
@@ -139,7 +148,7 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         thread: Thread | None = Field(None, description=(  # type: ignore[valid-type]
             "The conversation it belongs to (a session or chat id): consecutive memories of a thread are "
             "linked by FOLLOWS edges and each gets a context window as a second recall key."))
-        seq: int_range(0, 2**53) | None = Field(  # type: ignore[valid-type]
+        seq: int_range(0, 2**53 - 1) | None = Field(  # type: ignore[valid-type]
             None, description="Position within the thread; without it, created_at order (after numbered ones).")
         supersedes: Annotated[list[Id], Field(  # type: ignore[valid-type]
             max_length=lim.max_supersedes, description=(

@@ -59,7 +59,8 @@ def _integral(value: Any, info: ValidationInfo) -> Any:
     A JSON body keeps exact types: "10" stays a string, and is refused."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if (isinstance(value, str) and not (info.config or {}).get("strict")
+    strict = (info.config or {}).get("strict") or (info.context or {}).get("strict")
+    if (isinstance(value, str) and not strict
             and re.fullmatch(r"-?[0-9]+\.0*", value.strip())):
         return int(float(value))
     return value
@@ -85,6 +86,15 @@ def _unicode(value: str) -> str:
     return value
 
 
+def _no_nul(value: str) -> str:
+    """No U+0000 in any text. JSON can carry it, but SQLite's text functions and FTS5 stop at
+    a NUL (what follows would be stored yet unsearchable) and a C client reading the value
+    truncates it there: refused everywhere, so both stores hold the same text."""
+    if "\x00" in value:
+        raise ValueError("must not contain the NUL character (U+0000)")
+    return value
+
+
 def _timestamp(value: str) -> str:
     try:
         return normalize_timestamp(value)
@@ -95,7 +105,7 @@ def _timestamp(value: str) -> str:
 def text(max_length: int, pattern: str = TEXT_PATTERN, description: str | None = None) -> Any:
     """A string of at most ``max_length`` characters matching ``pattern``, proper Unicode."""
     return Annotated[str, StringConstraints(min_length=1, max_length=max_length, pattern=pattern),
-                     AfterValidator(_unicode), Field(description=description)]
+                     AfterValidator(_no_nul), AfterValidator(_unicode), Field(description=description)]
 
 
 Namespace = Annotated[str, StringConstraints(pattern=NAMESPACE_PATTERN), Field(

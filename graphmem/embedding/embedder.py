@@ -226,6 +226,7 @@ def load_embedder(
     model_name: str | None = None,
     model_dir: str | Path | None = None,
     cache_path: str | Path | None = None,
+    threads: int | None = None,
 ) -> Embedder:
     """Build the configured embedder, failing fast when the model is not on disk.
 
@@ -233,6 +234,7 @@ def load_embedder(
     model_dir: argument, else env GRAPHMEM_MODEL_DIR, else (default model only)
     ``default_model_dir()``. A non-default model with no dir is downloaded by fastembed
     only if GRAPHMEM_ALLOW_DOWNLOAD=1. cache_path wraps the result in a CachedEmbedder.
+    threads: ONNX Runtime intra-op threads (None: its default, every core).
     """
     name = model_name or os.environ.get("GRAPHMEM_MODEL") or DEFAULT_MODEL
     spec = model_spec(name)
@@ -252,9 +254,9 @@ def load_embedder(
                 f"embedding model {name!r} is not prepared in {d}; {hint}"
                 + (" (or set GRAPHMEM_MODEL_DIR)" if spec is not None else "")
             )
-        embedder = FastEmbedder(name, model_dir=d)
+        embedder = FastEmbedder(name, model_dir=d, threads=threads)
     elif os.environ.get("GRAPHMEM_ALLOW_DOWNLOAD") == "1":
-        embedder = FastEmbedder(name)
+        embedder = FastEmbedder(name, threads=threads)
     else:
         raise ModelNotPreparedError(
             f"embedding model {name!r} is not available offline: set GRAPHMEM_MODEL_DIR to a "

@@ -27,8 +27,10 @@ def prepare_configured(settings: Settings, force: bool = False) -> PrepareResult
 
 def open_embedder(settings: Settings, cache_path: Path | None = None) -> Embedder:
     """``load_embedder`` for ``[model]``; a known model not yet prepared is prepared first."""
+    threads = settings.model.threads or None
     try:
-        return load_embedder(settings.model.name, settings.model.dir or None, cache_path=cache_path)
+        return load_embedder(settings.model.name, settings.model.dir or None, cache_path=cache_path,
+                             threads=threads)
     except ModelNotPreparedError:
         if not settings.model.prepare_on_first_use or model_spec(settings.model.name) is None:
             raise
@@ -36,4 +38,5 @@ def open_embedder(settings: Settings, cache_path: Path | None = None) -> Embedde
           "`graphmem model prepare` does) ...", file=sys.stderr, flush=True)
     result = prepare_configured(settings)
     print(f"graphmem: model ready in {result.path} ({result.seconds:.1f} s)", file=sys.stderr, flush=True)
-    return load_embedder(settings.model.name, settings.model.dir or None, cache_path=cache_path)
+    return load_embedder(settings.model.name, settings.model.dir or None, cache_path=cache_path,
+                         threads=threads)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import ValidationError
-from graphmem.ingest.validate import WRITABLE_FIELDS, validate_id, validate_namespace
+from graphmem.ingest.validate import validate_id, validate_namespace, writable_fields
 
 DEFAULT_NAMESPACE = "eval"
 LOCOMO_ENV = "GRAPHMEM_LOCOMO_DIR"
@@ -133,7 +133,7 @@ def scope_memories(rows: list[dict[str, Any]], scope: str | None, limits, namesp
             item["thread"] = str(_field(item, thread_by))
             if seq_by and isinstance(_field(item, seq_by), int):
                 item["seq"] = _field(item, seq_by)
-        if scope and scope in item and scope not in WRITABLE_FIELDS:
+        if scope and scope in item and scope not in writable_fields(limits):
             item.pop(scope)          # a top-level scope field that is not a memory field
         out.append(item)
     return out, ids, renamed

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -12,6 +11,7 @@ from typing import Any, TypeVar
 
 from tqdm import tqdm
 
+from graphmem import fastjson
 from graphmem.errors import ValidationError
 from graphmem.ingest.service import IngestResult
 
@@ -26,10 +26,9 @@ def read_jsonl(path: str | Path) -> list[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                rows.append((number, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                rows.append((number, ValidationError(f"invalid JSON: {exc.msg}", field=None,
-                                                     code="malformed_json")))
+                rows.append((number, fastjson.parse(line)))
+            except ValueError as exc:
+                rows.append((number, ValidationError(str(exc), field=None, code="malformed_json")))
     return rows
 
 

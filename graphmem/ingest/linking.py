@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.config import EdgeSettings
-from graphmem.model import LINK_TYPES, TOPIC_LABEL_PREFIX, Edge, Memory, is_topic_label, topic_label
+from graphmem.model import LINK_TYPES, TOPIC_LABEL_PREFIX, Edge, Memory, is_topic_label, strength_key, topic_label
 
 
 @dataclass
@@ -43,9 +43,16 @@ def shares_tag_weight(shared: list[str], tag_df: dict[str, int], cfg: EdgeSettin
     """(weight, summed rarity) of a SHARES_TAG edge over ``shared`` labels (tags and topic labels);
     None below the floor."""
     rarity = sum(label_rarity(t, tag_df.get(t, 1), cfg) for t in shared)
-    if not shared or rarity <= cfg.min_shared_tag_rarity:
+    weight = shares_tag_strength(rarity, cfg) if shared else None
+    return None if weight is None else (weight, rarity)
+
+
+def shares_tag_strength(rarity: float, cfg: EdgeSettings) -> float | None:
+    """The SHARES_TAG weight for a summed label rarity: full at ``tag_full_strength``, none at or
+    below ``min_shared_tag_rarity``."""
+    if rarity <= cfg.min_shared_tag_rarity:
         return None
-    return cfg.shares_tag_weight * min(1.0, rarity / cfg.tag_full_strength), rarity
+    return cfg.shares_tag_weight * min(1.0, rarity / cfg.tag_full_strength)
 
 
 def same_category_weight(similarity: float, cfg: EdgeSettings) -> float:
@@ -133,11 +140,6 @@ def reweigh(edge: Edge, tag_df: dict[str, int], cfg: EdgeSettings) -> Edge | Non
     return Edge.make(edge.namespace, edge.a, edge.b, edge.type, weight, reason)
 
 
-def _strength_key(edge: Edge) -> tuple[float, str, str]:
-    """Sort key, strongest first; deterministic tie-break on the endpoint ids."""
-    return (-edge.weight, edge.a, edge.b)
-
-
 def _weight_keys(mem: Memory, others: list[Memory], tag_df: dict[str, int], cfg: EdgeSettings,
                  labels: list[str]) -> dict[str, list[tuple[tuple[float, str, str], Memory]]]:
     """Each type's qualifying candidates with the sort key their edge would have (the weight
@@ -148,14 +150,13 @@ def _weight_keys(mem: Memory, others: list[Memory], tag_df: dict[str, int], cfg:
 
     def put(edge_type: str, weight: float, other: Memory) -> None:
         a, b = (mem.id, other.id) if mem.id < other.id else (other.id, mem.id)
-        keyed[edge_type].append(((-round(float(weight), 6), a, b), other))
+        keyed[edge_type].append((strength_key(weight, a, b), other))
 
     for other in others:
         shared = sorted(shared_labels(tags, topics, other))
-        if shared:
-            total = sum(rarity[t] for t in shared)
-            if total > cfg.min_shared_tag_rarity:
-                put("SHARES_TAG", cfg.shares_tag_weight * min(1.0, total / cfg.tag_full_strength), other)
+        tag_weight = shares_tag_strength(sum(rarity[t] for t in shared), cfg) if shared else None
+        if tag_weight is not None:
+            put("SHARES_TAG", tag_weight, other)
         if mem.category and mem.category == other.category:
             put("SAME_CATEGORY", same_category_weight(max(0.0, _cosine(mem.embedding, other.embedding)), cfg),
                 other)
@@ -202,15 +203,9 @@ def apply_degree_caps(mem_id: str, proposals: dict[str, list[Edge]], existing: d
             if len(current) < cap:
                 plan.add.append(edge)
                 continue
-            weakest = max(current, key=_strength_key)
-            if _strength_key(edge) < _strength_key(weakest):
+            weakest = max(current, key=lambda e: e.strength_key)
+            if edge.strength_key < weakest.strength_key:
                 evicted.add(weakest.key)
                 plan.remove.append(weakest)
                 plan.add.append(edge)
     return plan
-
-
-def plan_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
-               existing: dict[str, list[Edge]], cfg: EdgeSettings, labels: list[str] | None = None) -> EdgePlan:
-    """Edges for ``mem`` (which must have none yet) against ``candidates``, degree-bounded."""
-    return apply_degree_caps(mem.id, propose_edges(mem, candidates, tag_df, cfg, labels), existing, cfg)

@@ -1,7 +1,9 @@
 """Ingest orchestration: validate -> dedupe -> embed -> health/source -> link -> save.
 
 Each step is its own unit (validate, health, source, evidence, linking); this module only
-sequences them against a store, under one write lock so linking reads what it writes.
+sequences them against a store, under one write lock so linking reads what it writes: this
+process's lock, and the store's ``write_session`` (which on the embedded store holds the
+database's write lock, so an id's create is a compare-and-set across processes too).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ import sys
 import threading
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -70,6 +73,19 @@ class Ingestor:
         self.lock = threading.RLock()
         self.threads = ThreadKeeper(store, settings.context, settings.edges)
         self.superseder = Superseder(settings, store)
+
+    @contextmanager
+    def serial(self) -> Iterator[None]:
+        """The write path's critical section: this process's lock, then the store's write session
+        (another process's writes wait, or this one does), each waited for at most ``store.write_wait``."""
+        if not self.lock.acquire(timeout=self.settings.store.write_wait):
+            raise StoreUnavailable("another write of this process held the write path longer than "
+                                   "store.write_wait seconds; retry", retry_after=1)
+        try:
+            with self.store.write_session():
+                yield
+        finally:
+            self.lock.release()
 
     # -- building a memory ----------------------------------------------------------------
     def build(self, inp: MemoryInput, embedding: np.ndarray | None, created_at: str | None = None,
@@ -199,7 +215,7 @@ class Ingestor:
     def create(self, data: Any, default_namespace: str = "default") -> IngestResult:
         inp = validate_memory(data, self.settings.limits, default_namespace)
         embedding = self.embedder.embed_documents([inp.content])[0]
-        with self.lock:
+        with self.serial():
             existing = self._existing(inp)
             if existing is not None:
                 if inp.supersedes and existing.memory is not None:    # a retried write: its links, once
@@ -213,7 +229,7 @@ class Ingestor:
     def supersede(self, namespace: str, newer_id: str, older_ids: list[str], reason: str | None,
                   field: str = "older", by: str = "explicit") -> SupersedePlan:
         """Stored ``older_ids`` superseded by the stored ``newer_id``, in one transaction."""
-        with self.lock:
+        with self.serial():
             newer = self.store.get_memories(namespace, [newer_id]).get(newer_id)
             if newer is None:
                 raise NotFoundError(f"memory {newer_id!r} not found in namespace {namespace!r}", field="newer")
@@ -224,7 +240,7 @@ class Ingestor:
 
     def unsupersede(self, namespace: str, newer_id: str, older_id: str) -> tuple[Memory, Edge]:
         """Undo one link: the older memory restored, the edge removed, in one transaction."""
-        with self.lock:
+        with self.serial():
             restored, edge = self.superseder.undo(namespace, newer_id, older_id)
             self.store.save_memory(restored, [], [edge])
             return restored, edge
@@ -257,7 +273,7 @@ class Ingestor:
         """Dedupe, link and save a prepared batch, namespace by namespace (``create_batch``'s second half)."""
         results = list(prepared.results)
         for namespace, group in prepared.groups.items():
-            with self.lock:
+            with self.serial():
                 self._create_group(namespace, group, results)
             if progress is not None:
                 progress(len(group))
@@ -329,7 +345,9 @@ class Ingestor:
 
     def update(self, namespace: str, memory_id: str, patch: Any) -> Memory:
         changes = validate_patch(patch, self.settings.limits)
-        with self.lock:
+        # Embedded before the write path is taken: no other writer waits on the model.
+        embedded = self.embedder.embed_documents([changes["content"]])[0] if "content" in changes else None
+        with self.serial():
             current = self.store.get_memories(namespace, [memory_id]).get(memory_id)
             if current is None:
                 raise NotFoundError(f"memory {memory_id!r} not found", field="id")
@@ -342,8 +360,7 @@ class Ingestor:
                 expires_at=changes.get("expires_at", current.expires_at), evidence=current.evidence,
                 thread=current.thread, seq=current.seq, valid_from=changes.get("valid_from", current.valid_from))
             relink = any(k in changes for k in ("content", "tags", "category"))
-            embedding = (self.embedder.embed_documents([inp.content])[0]
-                         if "content" in changes else current.embedding)
+            embedding = embedded if "content" in changes else current.embedding
             mem = self.build(inp, embedding, created_at=current.created_at, current=current)
             if not relink:
                 mem.near_duplicate_of = current.near_duplicate_of
@@ -365,7 +382,7 @@ class Ingestor:
     def delete(self, namespace: str, memory_id: str) -> bool:
         """Delete a memory; a thread member's context window goes with it, the FOLLOWS edge across
         its gap and the windows that held it are written in the same transaction."""
-        with self.lock:
+        with self.serial():
             current = self.store.get_memories(namespace, [memory_id]).get(memory_id)
             if current is None or current.thread is None:
                 return self.store.delete_memory(namespace, memory_id)
@@ -386,7 +403,7 @@ class Ingestor:
             raise ValidationError(f"label must be a string of 1-{limits.max_relation_label_chars} characters "
                                   "(limits.max_relation_label_chars)", field="label")
         checked = check_evidence(evidence)
-        with self.lock:
+        with self.serial():
             found = self.store.get_memories(namespace, [a, b])
             for key, field_name in ((a, "from_id"), (b, "to_id")):
                 if key not in found:
@@ -437,7 +454,7 @@ class Ingestor:
                         changed += 1
                         if terms == mem.term_counts and topics == mem.topics:
                             updates.append((mem.id, health, reasons, weight))
-                with self.lock:
+                with self.serial():
                     if updates:
                         self.store.update_health(ns, updates)
                     for mem in resaves:             # the whole row, so the full-text index follows

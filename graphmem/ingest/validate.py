@@ -18,11 +18,11 @@ from graphmem.text import normalize_category, normalize_tag
 
 _ID = re.compile(ID_PATTERN)
 _NAMESPACE = re.compile(NAMESPACE_PATTERN)
-WRITABLE_FIELDS = {"id", "namespace", "content", "tags", "category", "source", "reason", "metadata",
-                   "valid_from", "valid_until", "expires_at", "extracted", "evidence", "created_at", "thread",
-                   "seq", "supersedes"}
-PATCHABLE_FIELDS = {"content", "tags", "category", "source", "reason", "metadata",
-                    "valid_from", "valid_until", "expires_at"}
+
+
+def writable_fields(limits: Limits) -> frozenset[str]:
+    """The fields a memory may be written with: the contract's ``MemoryInput``, listed nowhere else."""
+    return frozenset(for_limits(limits).MemoryInput.model_fields)
 
 
 @dataclass

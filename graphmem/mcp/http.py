@@ -8,11 +8,13 @@ each request stands alone and carries its own key.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from graphmem.auth import Keyring
 from graphmem.errors import AuthError
@@ -50,12 +52,56 @@ def build_app(mcp: GraphmemMcp, host: str) -> Any:
     return KeyAuth(app, mcp.keyring)
 
 
+_TIMEOUT_BODY = b'{"error":{"code":"request_timeout","message":"request not received in time","field":null}}'
+TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-type: application/json\r\n"
+                    + f"content-length: {len(_TIMEOUT_BODY)}\r\n\r\n".encode() + _TIMEOUT_BODY)
+
+
+class DeadlineProtocol(H11Protocol):
+    """uvicorn's h11 protocol with a deadline on receiving each request (headers and body).
+
+    uvicorn bounds idle keep-alive connections (``timeout_keep_alive``) but not a request that
+    arrives a byte at a time; such a connection is cheap on the event loop, yet it counts
+    against ``limit_concurrency`` for ever. Here it gets a 408 and is closed after
+    ``request_timeout`` seconds (``[mcp].request_timeout``)."""
+
+    request_timeout = 30.0
+    _deadline: asyncio.TimerHandle | None = None
+
+    def data_received(self, data: bytes) -> None:
+        if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
+            self._deadline = self.loop.call_later(self.request_timeout, self._too_slow)
+        super().data_received(data)
+        if self._deadline is not None and self.cycle is not None and not self.cycle.more_body:
+            self._deadline.cancel()         # the whole request is in
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is None or not self.cycle.response_started:
+            self.transport.write(TIMEOUT_RESPONSE)
+        self.transport.close()              # the app's receive() then reports a disconnect
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        super().connection_lost(exc)
+
+
 def serve_http(mcp: GraphmemMcp, host: str, port: int) -> None:
-    """Serve until SIGINT/SIGTERM (uvicorn finishes in-flight requests, then returns)."""
+    """Serve until SIGINT/SIGTERM (uvicorn finishes in-flight requests, then returns), with the
+    connection bounds of ``[mcp]`` (defaults.toml)."""
     import uvicorn
 
+    cfg = mcp.engine.settings.mcp
+    protocol = type("McpDeadlineProtocol", (DeadlineProtocol,), {"request_timeout": cfg.request_timeout})
     config = uvicorn.Config(build_app(mcp, host), host=host, port=port, log_level="warning",
-                            access_log=False, lifespan="on")
+                            access_log=False, lifespan="on", http=protocol,
+                            timeout_keep_alive=cfg.keep_alive_timeout, limit_concurrency=cfg.limit_concurrency,
+                            backlog=cfg.backlog)
     log.info("serving MCP", extra={"fields": {"host": host, "port": port, "path": PATH,
                                               "auth": "on" if mcp.keyring else "off"}})
     uvicorn.Server(config).run()

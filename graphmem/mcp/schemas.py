@@ -1,7 +1,7 @@
 """Tool input schemas: the API's request models (``graphmem.contract``), shaped for tool clients.
 
-Why no field list here: a tool takes the same request as its ``/v1`` operation (issue 15: one
-source for the contract), so its schema is that model's JSON schema with ``$defs`` inlined
+Why no field list here: a tool takes the same request as its ``/v1`` operation (one source
+for the contract), so its schema is that model's JSON schema with ``$defs`` inlined
 (tool clients resolve no references) and pydantic's generated titles dropped, plus the MCP-only
 fields: ``memory_id`` where the API has it in the path, and ``detail``.
 
@@ -9,7 +9,8 @@ Optional fields are advertised by their plain type (``{"type": "integer", ...}``
 ``anyOf: [T, null]``: clients that convert text arguments by a property's top-level ``type``
 (the Inspector CLI, form-based hosts) can then fill them. Leaving a field out is how a caller
 asks for its default; an explicit ``null`` is still accepted, as over HTTP. Text sent for a
-non-string field is read by the one rule in ``graphmem.mcp.arguments``.
+non-string field is refused, as in an HTTP body: the client converts by the schema (the
+Inspector CLI does), the server does not guess (docs/strict-json.md).
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ and each tool call is scoped to a namespace that key holds.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -23,7 +22,7 @@ from graphmem.auth import OPEN, Keyring, Principal
 from graphmem.contract import contract, validate
 from graphmem.engine import Graphmem
 from graphmem.errors import GraphmemError, ValidationError
-from graphmem.mcp.arguments import read_arguments
+from graphmem.fastjson import all_finite, dumps, finite
 from graphmem.mcp.schemas import input_schemas
 from graphmem.mcp.tools import TOOLS
 
@@ -43,7 +42,9 @@ def error_body(exc: GraphmemError) -> dict[str, Any]:
 
 
 def _result(body: dict[str, Any], is_error: bool = False) -> types.CallToolResult:
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    if not all_finite(body):    # a value stored before the number rule: null, in both forms alike
+        body = finite(body)
+    text = dumps(body, ensure_ascii=False, separators=(",", ":"))
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content=body, is_error=is_error)
 
@@ -91,17 +92,16 @@ class GraphmemMcp:
                                       "server log", "field": None}}, is_error=True)
 
     async def call(self, name: str, args: dict[str, Any], principal: Principal = OPEN) -> dict[str, Any]:
-        """Run one tool: read text arguments (``graphmem.mcp.arguments``), validate with the API's
-        request model, authorise the namespace, call the engine."""
+        """Run one tool: validate the arguments exactly as sent (JSON types, as over HTTP) with the
+        API's request model, authorise the namespace, call the engine."""
         spec = TOOLS.get(name)
         if spec is None:
             raise ValidationError(f"unknown tool {name!r}; tools are {', '.join(TOOLS)}", field="name")
-        args = read_arguments(args, self.schemas[name])     # "3" for an integer field, and no more
         extra = {key: args.pop(key) for key in spec.extra if key in args}
         models = contract(self.engine.settings)
         if "memory_id" in spec.extra:
-            validate(models.MemoryPath, {k: v for k, v in extra.items() if k == "memory_id"})
-        request = validate(getattr(models, spec.model), args)
+            validate(models.MemoryPath, {k: v for k, v in extra.items() if k == "memory_id"}, exact=True)
+        request = validate(getattr(models, spec.model), args, exact=True)
         requested = self.default_namespace if request.namespace is None else request.namespace
         namespace = principal.namespace(requested)
         return await anyio.to_thread.run_sync(spec.handler, self.engine, self.cfg, namespace, request, extra)

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphmem.config import McpSettings
-from graphmem.engine import Graphmem
+from graphmem.engine import Graphmem, search_view
 from graphmem.errors import ValidationError
 from graphmem.mcp import shape
-from graphmem.retrieval.request import parse_filters
 
 Handler = Callable[[Graphmem, McpSettings, str, Any, dict[str, Any]], dict[str, Any]]
 
@@ -47,10 +46,6 @@ def detail_of(extra: dict[str, Any]) -> str:
     return value
 
 
-def _dump(model: Any) -> dict[str, Any] | None:
-    return None if model is None else model.model_dump(exclude_none=True)
-
-
 def _fields(model: Any) -> dict[str, Any]:
     """What the caller sent (unset fields stay unset, so the engine applies its defaults)."""
     return {k: v for k, v in model.model_dump(exclude_unset=True).items() if k != "namespace"}
@@ -58,9 +53,7 @@ def _fields(model: Any) -> dict[str, Any]:
 
 def search_memories(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
     detail = detail_of(extra)
-    filters = parse_filters(_dump(req.filters), eng.settings.limits)
-    out = eng.search(req.query, ns, req.k, filters, req.recipe, _dump(req.stages), _dump(req.params),
-                     explain=req.explain, trace=req.trace)
+    out = search_view(eng.run_search(req, ns), req.query, ns, explain=req.explain, trace=req.trace)
     out["results"] = [shape.search_result(r, detail, cfg) for r in out["results"]]
     return shape.bounded(out, "results", cfg)
 

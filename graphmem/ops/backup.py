@@ -1,24 +1,20 @@
-"""Backup and restore: a portable JSONL dump for both stores, and SQLite's online backup.
+"""Backup and restore: a portable JSONL dump for both stores.
 
 ``dump`` reads through the store contract (keyset pages), so it works on either store and
 while the service runs; ``restore`` writes into an empty target through the same contract, so
-a dump of one store kind restored into the other is the migration path. ``sqlite_backup``
-copies the embedded database with SQLite's backup API: a consistent snapshot taken while
-writers continue.
+a dump of one store kind restored into the other is the migration path. A database-file copy
+is the store's own ``backup_file`` (the store contract).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import IO, Any
 
 from graphmem.errors import ConflictError, ValidationError
 from graphmem.model import Edge, MemoryFilter, utcnow_iso
 from graphmem.ops import records
-from graphmem.private_files import private_file
 from graphmem.stores.base import MemoryStore
 
 _ALL = MemoryFilter(include_expired=True)
@@ -90,18 +86,3 @@ def restore(store: MemoryStore, lines: Iterable[str], model_id: str, dim: int) -
         store.write_edges(edges, [])
         counts["edges"] += len(edges)
     return counts
-
-
-def sqlite_backup(db: sqlite3.Connection, destination: str | Path) -> Path:
-    """A consistent copy of the embedded database while it stays in use (SQLite backup API)."""
-    dest = Path(destination)
-    if dest.exists():
-        raise ConflictError(f"{dest} exists; choose a new file", field="output")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    private_file(dest)
-    target = sqlite3.connect(dest)
-    try:
-        db.backup(target, pages=1024)
-    finally:
-        target.close()
-    return dest

@@ -13,6 +13,7 @@ first). A memory without an embedding or explicit relations over their cap are o
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,9 +124,7 @@ def check_namespace(store: MemoryStore, ns: str, cfg: EdgeSettings, recall_depth
     if context is not None:
         problems += [Problem(kind, ns, detail, found, repaired) for kind, detail, found, repaired
                      in thread_problems(store, ns, mems, stored_edges, context, cfg, repair)]
-    integrity = getattr(store, "integrity", None)
-    if integrity is not None:
-        problems += [Problem(kind, ns, detail, list(found)) for kind, detail, found in integrity(ns)]
+    problems += [Problem(kind, ns, detail, list(found)) for kind, detail, found in store.integrity(ns)]
     if repair and problems:
         _repair(store, ns, mems, problems, broken, cfg)
     return problems
@@ -146,7 +145,7 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
         if resave:
             problem.repaired = True
     if any(p.kind in ("tag_counts", "category_counts", "term_df", "namespace_stats", "label_counts")
-           for p in problems) and hasattr(store, "recount"):
+           for p in problems):
         store.recount(ns)
         for p in problems:
             p.repaired = p.repaired or p.kind in ("tag_counts", "category_counts", "term_df", "namespace_stats",
@@ -154,7 +153,7 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
     trim: list[Edge] = list(broken["dangling"])
     for (_end, edge_type), edges in broken["over"].items():
         if edge_type in LINK_TYPES:   # FOLLOWS is the thread check's
-            ordered = sorted(edges, key=lambda e: (-e.weight, e.a, e.b))
+            ordered = sorted(edges, key=lambda e: e.strength_key)
             trim += ordered[cfg.max_degree(edge_type):]
     if trim:
         store.write_edges([], list({e.key: e for e in trim}.values()))
@@ -169,6 +168,9 @@ def check_store(store: MemoryStore, cfg: EdgeSettings, recall_depth: int, namesp
     checked = namespaces or store.namespaces()
     problems: list[Problem] = []
     for ns in checked:
-        problems += check_namespace(store, ns, cfg, recall_depth, repair, context)
+        # A repair re-saves what it read: no other writer (another process too) may change the
+        # namespace in between, or a memory deleted meanwhile would come back.
+        with store.write_session() if repair else nullcontext():
+            problems += check_namespace(store, ns, cfg, recall_depth, repair, context)
     return {"store": store.kind, "namespaces": len(checked), "ok": not problems,
             "problems": [p.to_dict() for p in problems], "edge_types": list(EDGE_TYPES)}

@@ -6,7 +6,9 @@ A neighbour reached from seed s over edge e scores
 
 so a neighbour never outranks its seed (decay, weight <= 1), strong relations count more than
 weak ones, and among neighbours those that also look like the query come first. A neighbour
-reached from several seeds keeps its best path and lists every path in its ``why``.
+reached from several seeds keeps its best path and lists every path in its ``why``. A direct hit
+that is also a neighbour is merged: it keeps its direct score plus ``merge_bonus`` times its
+neighbour score (``merged_score``).
 """
 
 from __future__ import annotations
@@ -38,3 +40,8 @@ def expand(seed_scores: dict[str, float], edges: list[Edge], cosines: dict[str, 
     for _, paths in found.values():
         paths.sort(key=lambda p: (-p["score"], p["seed"], p["edge"]))
     return found
+
+
+def merged_score(direct_score: float, neighbour: float, cfg: SearchConfig) -> float:
+    """A direct hit that expansion also reached: its own score plus the merge bonus."""
+    return direct_score + cfg.expansion_merge_bonus * neighbour

@@ -153,7 +153,7 @@ class SearchPipeline:
                 boost, why = router.router_bonus(mem.tags, mem.category, named_tags, named_cats,
                                                  cfg.router_boost, mem.topic_labels, named_topics,
                                                  cfg.router_topic_boost)
-                score = parts["fused"] * boost * recall.recency_multiplier(mem.created_at, now, cfg)
+                score = recall.direct_score(parts["fused"], boost, mem.created_at, now, cfg)
                 cands[doc_id] = Candidate(mem, score=score, direct={**parts, "fused": round(parts["fused"], 6)},
                                           router=why)
             extra = {"window": len(windows.ids)} if windows is not None else {}
@@ -240,7 +240,7 @@ class SearchPipeline:
             after_health = [c.memory.id for c in rank.order(list(cands.values()))[:q.k]]
             if cfg.stage("source"):
                 for c in cands.values():
-                    c.score *= c.memory.source_weight
+                    c.score *= weighting.source_multiplier(c.memory)
                     c.source = weighting.source_why(c.memory)
             after_source = [c.memory.id for c in rank.order(list(cands.values()))[:q.k]]
             row.counts(len(cands), len(cands), health_changed_top5=before != after_health[:5],
@@ -281,7 +281,7 @@ class SearchPipeline:
             if other in cands:
                 cand = cands[other]
                 cand.related = paths
-                cand.score += cfg.expansion_merge_bonus * score
+                cand.score = expansion.merged_score(cand.score, score, cfg)
                 merged += 1
             else:
                 fresh.append(Candidate(known[other], score=score, related=paths))

@@ -122,3 +122,9 @@ def recency_multiplier(created_at: str, now_iso: str, cfg: SearchConfig) -> floa
 
     age_days = max(0.0, (parse(now_iso) - parse(created_at)).total_seconds() / 86400)
     return 1.0 + cfg.recency_weight * 0.5 ** (age_days / cfg.recency_half_life_days)
+
+
+def direct_score(fused: float, router_multiplier: float, created_at: str, now_iso: str,
+                 cfg: SearchConfig) -> float:
+    """A direct candidate's score: its fused recall score, times the router's boost and recency."""
+    return fused * router_multiplier * recency_multiplier(created_at, now_iso, cfg)

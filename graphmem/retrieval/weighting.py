@@ -18,5 +18,9 @@ def health_why(mem: Memory, floor: float) -> dict:
             "penalties": [p.to_dict() for p in mem.health_reasons], "applied": True}
 
 
+def source_multiplier(mem: Memory) -> float:
+    return mem.source_weight
+
+
 def source_why(mem: Memory) -> dict:
     return {"source": mem.source, "weight": round(mem.source_weight, 4), "applied": True}

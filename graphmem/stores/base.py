@@ -13,6 +13,8 @@ Ordering rules every implementation must follow (so candidate lists agree):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -51,6 +53,12 @@ class MemoryStore(Protocol):
         seconds (``refresh=False``: the copy as it is, no wait at all)."""
 
     # -- writes (each call is one transaction) -----------------------------------------
+    def write_session(self) -> AbstractContextManager[None]:
+        """Hold the store's write serialisation across a read-plan-write sequence (an ingest's
+        duplicate check, linking and save), so what was read is what the write applies to: no
+        other writer, of this process or (embedded store) another on the same data dir, writes in
+        between. Reentrant. A wait past ``store.write_wait`` raises ``StoreUnavailable``."""
+
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
                     replace_edges: bool = False, also: Sequence[Memory] = ()) -> None:
         """Insert or update ``mem`` together with edge changes, atomically; ``also`` are rows
@@ -159,6 +167,20 @@ class MemoryStore(Protocol):
 
     def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
         """Edges whose both endpoints are in ``ids`` (subgraph view)."""
+
+    # -- maintenance: graphmem check and backup ------------------------------------------------
+    def integrity(self, namespace: str) -> list[tuple[str, str, list[str]]]:
+        """Findings only this store can make, beyond the shared check: ``(kind, detail, ids)``."""
+        ...
+
+    def recount(self, namespace: str) -> None:
+        """Rebuild the namespace's tag, category and term counts from the memories (check --repair)."""
+        ...
+
+    def backup_file(self, destination: str | Path) -> Path:
+        """A consistent copy of the store's database file while it stays in use. A store whose data
+        is not one file raises ``ValidationError`` naming the portable alternative (the JSONL dump)."""
+        ...
 
     def stats(self, namespace: str | None) -> StoreStats:
         """Raw counts of one namespace (None: all): memories per namespace, edges and maximum

@@ -80,6 +80,44 @@ CASES = [  # (method, path, body text or None, content type, status, field)
     ("post", "/v1/search", raw({"query": "x", "k": "5"}), "application/json", 422, "k"),
     ("post", "/v1/relations", raw({"from_id": "a", "to_id": "b", "evidence": {"source_text": "a", "quote": "a"},
                                    "label": "x" * 65}), "application/json", 422, "label"),
+    # numbers JSON cannot carry (RFC 8259): overflow to infinity, integers past 2**53-1, anywhere
+    ("post", "/v1/memories", '{"content": "a note", "metadata": {"x": 1e400}}', "application/json", 422,
+     "metadata.x"),
+    ("post", "/v1/memories", '{"content": "a note", "metadata": {"a": {"b": [1, -1e400]}}}', "application/json",
+     422, "metadata.a.b[1]"),
+    ("post", "/v1/memories", '{"content": "a note", "metadata": {"n": 9007199254740992}}', "application/json",
+     422, "metadata.n"),
+    ("post", "/v1/memories", '{"content": "a note", "metadata": {"n": -9007199254740992}}', "application/json",
+     422, "metadata.n"),
+    ("post", "/v1/memories", '{"content": "a note", "metadata": {"x": Infinity}}', "application/json", 400, None),
+    ("post", "/v1/memories", '{"content": "a note", "metadata": {"x": NaN}}', "application/json", 400, None),
+    ("post", "/v1/memories:batch", '{"memories": [{"content": "ok"}, {"content": "b", "metadata": {"x": 1e999}}]}',
+     "application/json", 422, "memories[1].metadata.x"),
+    ("patch", "/v1/memories/any", '{"metadata": {"x": 1e400}}', "application/json", 422, "metadata.x"),
+    ("post", "/v1/search", '{"query": "x", "params": {"vector_weight": 1e400}}', "application/json", 422,
+     "params.vector_weight"),
+    ("post", "/v1/search", '{"query": "x", "k": 1e400}', "application/json", 422, "k"),
+    ("post", "/v1/search", '{"query": "x", "filters": {"min_health": -1e400}}', "application/json", 422,
+     "filters.min_health"),
+    # a cursor must name a real instant
+    ("get", "/v1/memories?cursor=2026-13-01T00:00:00.000000Z~a", None, None, 422, "cursor"),
+    ("get", "/v1/memories?cursor=2026-02-30T00:00:00.000000Z~a", None, None, 422, "cursor"),
+    ("get", "/v1/memories?cursor=2026-01-01T25:00:00.000000Z~a", None, None, 422, "cursor"),
+    ("get", "/v1/memories?cursor=0000-00-00T00:00:00.000000Z~0", None, None, 422, "cursor"),
+    ("get", "/v1/memories?cursor=2100-02-29T00:00:00.000000Z~a", None, None, 422, "cursor"),
+    # NUL: refused in every text field and name (docs/strict-json.md)
+    ("post", "/v1/memories", raw({**GOOD, "content": "a\x00b"}), "application/json", 422, "content"),
+    ("post", "/v1/memories", raw({**GOOD, "tags": ["a\x00"]}), "application/json", 422, "tags[0]"),
+    ("post", "/v1/memories", raw({**GOOD, "source": "s\x00"}), "application/json", 422, "source"),
+    ("post", "/v1/memories", raw({**GOOD, "id": "a\x00b"}), "application/json", 422, "id"),
+    ("post", "/v1/memories", raw({**GOOD, "namespace": "a\x00"}), "application/json", 422, "namespace"),
+    ("post", "/v1/memories", raw({**GOOD, "reason": "r\x00"}), "application/json", 422, "reason"),
+    ("post", "/v1/search", raw({"query": "backup\x00s"}), "application/json", 422, "query"),
+    ("post", "/v1/search", raw({"query": "x", "recipe": "default\x00"}), "application/json", 422, "recipe"),
+    ("post", "/v1/search", raw({"query": "x", "filters": {"tags": ["a\x00"]}}), "application/json", 422,
+     "filters.tags[0]"),
+    ("get", "/v1/memories?tags=a%00b", None, None, 422, "tags"),
+    ("get", "/v1/graph?query=a%00b", None, None, 422, "query"),
 ]
 
 
@@ -114,3 +152,30 @@ def test_ids_round_trip_in_urls(client):
                                                   "content": f"note {memory_id}"}).status_code == 201
         assert client.get(f"/v1/memories/{memory_id}").get_json()["id"] == memory_id
     assert client.patch("/v1/memories/notes/neighbors", json={"tags": ["x"]}).status_code == 405
+
+
+def _strict_loads(text: str) -> object:
+    def refuse(name: str) -> object:
+        raise AssertionError(f"{name} in a response")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_responses_never_carry_non_finite_numbers(app):
+    """A value stored before the number rule (or by hand) still leaves as RFC 8259 JSON."""
+    from graphmem.mcp.server import _result
+
+    held = {"metadata": {"x": float("inf"), "y": [float("nan"), -float("inf"), 1.5]}}
+    with app.test_request_context():
+        text = app.json.response(held).get_data(as_text=True)
+    assert _strict_loads(text) == {"metadata": {"x": None, "y": [None, None, 1.5]}}
+    result = _result(held)
+    assert _strict_loads(result.content[0].text) == result.structured_content == _strict_loads(text)
+
+
+def test_a_finite_metadata_round_trips(client):
+    meta = {"big": 9007199254740991, "small": -9007199254740991, "tiny": 5e-324, "max": 1.7976931348623157e308,
+            "nul": "a\x00b"}
+    resp = client.post("/v1/memories", json={"content": "numbers at the edge of JSON", "metadata": meta})
+    assert resp.status_code == 201, resp.get_json()
+    stored = client.get(f"/v1/memories/{resp.get_json()['memory']['id']}")
+    assert _strict_loads(stored.get_data(as_text=True))["metadata"] == meta

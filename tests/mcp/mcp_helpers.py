@@ -181,3 +181,15 @@ class TcpProxy:
         finally:
             with contextlib.suppress(OSError):
                 dst.shutdown(socket.SHUT_WR)
+
+
+def raw_tool_call(url: str, name: str, arguments_json: str, key: str | None = None) -> dict[str, Any]:
+    """A ``tools/call`` sent as JSON text, so the arguments may hold what no SDK client writes
+    (``NaN``, ``Infinity``, ``1e400``): the server's stateless JSON endpoint needs no session."""
+    body = ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":' + json.dumps(name)
+            + ',"arguments":' + arguments_json + "}}")
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2025-06-18", **({"Authorization": f"Bearer {key}"} if key else {})}
+    resp = httpx2.post(url, content=body.encode(), headers=headers, timeout=60)
+    resp.raise_for_status()
+    return resp.json()["result"]

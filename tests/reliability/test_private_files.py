@@ -5,7 +5,6 @@ import os
 import stat
 
 from graphmem.embedding.cache import EmbeddingCache
-from graphmem.ops.backup import sqlite_backup
 from graphmem.stores.sqlite.connection import SQLiteBase
 
 
@@ -24,8 +23,13 @@ def test_files_are_owner_only_under_a_loose_umask(tmp_path):
         assert _mode(data) == 0o700
         assert _mode(base.path) == 0o600
         assert _mode(f"{base.path}-wal") == 0o600
-        backup = sqlite_backup(base.db, tmp_path / "b" / "copy.sqlite")
+        from graphmem.stores.sqlite.store import SQLiteStore
+
+        store = SQLiteStore(tmp_path / "store")
+        store.ensure_schema("test-model", 4)
+        backup = store.backup_file(tmp_path / "b" / "copy.sqlite")
         assert _mode(backup) == 0o600
+        store.close()
         cache = EmbeddingCache(tmp_path / "c" / "cache.sqlite")
         assert _mode(cache.path) == 0o600
     finally:

@@ -98,6 +98,25 @@ def test_protocol_and_kind(ctx):
     assert ctx.store.ping() is True
 
 
+def test_maintenance_calls_are_in_the_contract(ctx, tmp_path):
+    """check and backup use only contract calls: a healthy store has no integrity findings, a
+    recount changes no count, and a file backup is either a readable copy or a clear refusal."""
+    ctx.store.save_memory(mem(ctx.ns, "a", tags=["x"]), [], [])
+    assert ctx.store.integrity(ctx.ns) == []
+    before = ctx.store.stats(ctx.ns)
+    ctx.store.recount(ctx.ns)
+    assert ctx.store.stats(ctx.ns) == before
+    if ctx.kind == "sqlite":
+        copy = ctx.store.backup_file(tmp_path / "copy.sqlite")
+        import sqlite3
+        with sqlite3.connect(copy) as db:
+            assert db.execute("SELECT count(*) FROM memories WHERE namespace = ?", (ctx.ns,)).fetchone() == (1,)
+    else:
+        with pytest.raises(ValidationError, match="JSONL dump"):
+            ctx.store.backup_file(tmp_path / "copy.sqlite")
+        assert not (tmp_path / "copy.sqlite").exists()
+
+
 def test_ensure_schema_is_idempotent(ctx):
     ctx.store.ensure_schema(MODEL, DIM)
     save(ctx.store, mem(ctx.ns, "a"))

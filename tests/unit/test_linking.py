@@ -5,11 +5,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.config import load_settings
-from graphmem.ingest.linking import plan_edges, tag_rarity
+from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges, tag_rarity
 from graphmem.model import LINK_TYPES, Memory
 from graphmem.text import content_hash, term_counts
 
 CFG = load_settings(use_env=False).edges
+
+
+def plan_edges(mem, candidates, tag_df, existing, cfg) -> EdgePlan:
+    """What ingest does for one new memory: propose each type's strongest edges, then apply the caps."""
+    return apply_degree_caps(mem.id, propose_edges(mem, candidates, tag_df, cfg), existing, cfg)
 
 
 def mem(i, text, tags=(), category=None, ns="ns", vec=None):

@@ -3,8 +3,9 @@
 import pytest
 
 from graphmem.config import load_settings
-from graphmem.errors import ValidationError
-from graphmem.retrieval.request import build_search_config
+from graphmem.contract import check_recipes
+from graphmem.contract.search import parse_search, search_config
+from graphmem.errors import ConfigError, ValidationError
 
 SETTINGS = load_settings(use_env=False)
 
@@ -24,12 +25,22 @@ SETTINGS = load_settings(use_env=False)
 ])
 def test_bad_search_parameters_name_the_field(recipe, stages, params, field):
     with pytest.raises(ValidationError) as err:
-        build_search_config(SETTINGS, recipe, stages, params)
+        parse_search(SETTINGS, query="q", recipe=recipe, stages=stages, params=params)
     assert err.value.field == field
 
 
 def test_recipe_plus_overrides():
-    cfg = build_search_config(SETTINGS, "hybrid", {"expansion": True}, {"expansion_seeds": 3,
-                                                                        "edge_type_weights": {"OVERLAPS": 0}})
+    request = parse_search(SETTINGS, query="q", recipe="hybrid", stages={"expansion": True},
+                           params={"expansion_seeds": 3, "edge_type_weights": {"OVERLAPS": 0}})
+    cfg = search_config(SETTINGS, request)
     assert cfg.stage("expansion") and not cfg.stage("health") and cfg.expansion_seeds == 3
     assert cfg.edge_type_weights["OVERLAPS"] == 0 and cfg.edge_type_weights["SHARES_TAG"] > 0
+
+def test_default_recipes_are_within_bounds():
+    check_recipes(load_settings(use_env=False))
+
+def test_a_recipe_outside_a_tunables_bounds_is_a_config_error():
+    settings = load_settings(use_env=False, overrides={"recipes": {"wild": {"vector_weight": 70.0}}})
+    with pytest.raises(ConfigError, match="recipe 'wild'.*vector_weight") as err:
+        check_recipes(settings)
+    assert err.value.field == "recipes.wild.vector_weight"

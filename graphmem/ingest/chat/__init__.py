@@ -28,6 +28,10 @@ def _json(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise ChatExportError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
                               field=None) from None
+    except RecursionError:
+        raise ChatExportError("invalid JSON: nested too deeply to read", field=None) from None
+    except ValueError:      # json's bare ValueError: an integer past 4300 digits
+        raise ChatExportError("invalid JSON: a number too long to read (over 4300 digits)", field=None) from None
 
 
 def _transcript(text: str, path: str, thread: str | None) -> list[tuple[str, list[Turn]]]:

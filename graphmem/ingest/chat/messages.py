@@ -9,9 +9,9 @@ Without an ``id``, a message is known by its position, so re-importing the same 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from graphmem import fastjson
 from graphmem.ingest.chat.records import ChatExportError, Turn, iso, segment
 
 FORMAT = "messages"
@@ -33,9 +33,9 @@ def read(text: str) -> list[tuple[str, list[Turn]]]:
             continue
         where = f"line {number}"
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ChatExportError(f"{where}: invalid JSON: {exc.msg}", field=None) from None
+            obj = fastjson.parse(line)
+        except ValueError as exc:
+            raise ChatExportError(f"{where}: {exc}", field=None) from None
         if not isinstance(obj, dict):
             raise ChatExportError(f"{where}: not a JSON object", field=None)
         thread = _field(obj, ("thread",), where).strip()

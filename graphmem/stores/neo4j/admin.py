@@ -9,12 +9,13 @@ import time
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
 from typing import Any
 
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ClientError
 
-from graphmem.errors import StoreConfigError, StoreUnavailable
+from graphmem.errors import StoreConfigError, StoreUnavailable, ValidationError
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, ServerInfo, StoreStats, health_bin, is_window_namespace
 from graphmem.stores.base import check_model
 from graphmem.stores.neo4j import queries as Q
@@ -57,7 +58,7 @@ class AdminMixin(Neo4jBase):
                 tx.run(s, {"dimension": int(dim)}).consume()
 
             try:
-                self._execute(True, create)
+                self._execute(True, create, kind="admin")
             except ClientError as exc:  # a concurrent ensure_schema created it first
                 if "AlreadyExists" not in (exc.code or ""):
                     raise
@@ -67,7 +68,7 @@ class AdminMixin(Neo4jBase):
             self._check_dimension(stored, int(index[0]["dimension"]), model_id, dim)
         stored = self._write("meta_init", model_id=model_id, dimension=int(dim))[0]
         self._check_dimension(stored["model_id"], stored["dimension"], model_id, dim)
-        self._read("await_indexes", timeout_seconds=300)
+        self._admin_read("await_indexes", timeout_seconds=300)
         if not meta or (meta[0]["layout"] or 0) < LAYOUT:
             for name in MIGRATIONS:  # idempotent: a concurrent ensure_schema may run them too
                 self._auto_commit(name, {})
@@ -148,13 +149,27 @@ class AdminMixin(Neo4jBase):
                 pass
         return self._info
 
+    def integrity(self, namespace: str) -> list[tuple[str, str, list[str]]]:
+        """Indexes that are not ONLINE: a failed or populating index makes recall miss memories
+        silently (the server's indexes are shared by every namespace)."""
+        rows = self._read("index_states")
+        if not rows:
+            return []
+        names = [str(r["name"]) for r in rows]
+        states = ", ".join(f"{r['name']} {r['state']}" for r in rows)
+        return [("index_state", f"{len(names)} indexes not ONLINE: {states}", names)]
+
+    def backup_file(self, destination: str | Path) -> Path:
+        raise ValidationError("a database-file backup is for the embedded store; use the JSONL dump "
+                              "(graphmem backup --format jsonl)", field="format")
+
     def recount(self, namespace: str) -> None:
         """Rebuild TermDF, CategoryCount and NamespaceStats of ``namespace`` (graphmem check --repair)."""
         def work(tx: ManagedTransaction) -> None:
             for statement in Q.statements("recount_namespace"):
                 tx.run(statement, {"namespace": namespace}).consume()
 
-        self._execute(True, work)
+        self._execute(True, work, kind="admin")
 
     def drop_namespace(self, namespace: str) -> None:
         """Delete everything stored for ``namespace`` (admin and test cleanup; not in the contract)."""

@@ -7,10 +7,11 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import Future
-from typing import Any, TypeVar
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, Literal, TypeVar
 
-from neo4j import READ_ACCESS, GraphDatabase, ManagedTransaction
+from neo4j import READ_ACCESS, GraphDatabase, ManagedTransaction, Query, unit_of_work
 from neo4j.exceptions import (
     AuthError,
     ClientError,
@@ -31,6 +32,7 @@ from graphmem.stores.neo4j.retry import with_retries
 
 T = TypeVar("T")
 _TYPES = list(EDGE_TYPES)
+Kind = Literal["read", "write", "admin"]
 
 
 def _rows(tx: ManagedTransaction, name: str, params: dict[str, Any]) -> list:
@@ -48,6 +50,13 @@ class Neo4jBase:
         self.breaker = Breaker(f"Neo4j at {uri}", cfg.neo4j_breaker_failures, cfg.neo4j_breaker_cooldown)
         self.ping_timeout = cfg.neo4j_ping_timeout
         self.retry_budgets = (cfg.neo4j_max_retry_time, cfg.neo4j_transient_retry_time)
+        # Bounded waits (defaults.toml, [store] neo4j_*_timeout): the server-side transaction timeout
+        # per kind of call; the caller waits ``deadline_grace`` longer, then gives up (``_bounded``).
+        self.timeouts: dict[str, float] = {"read": cfg.neo4j_read_timeout, "write": cfg.neo4j_write_timeout,
+                                           "admin": cfg.neo4j_admin_timeout}
+        self.deadline_grace = cfg.neo4j_deadline_grace
+        self._calls = ThreadPoolExecutor(max_workers=max(1, cfg.neo4j_call_threads),
+                                         thread_name_prefix="neo4j-call")
         self._ping: Future | None = None
         self._ping_lock = threading.Lock()
         self.server_info_ttl = cfg.neo4j_server_info_ttl  # version/topology refreshed by a ping at most this often
@@ -75,29 +84,60 @@ class Neo4jBase:
         self._bookmarks = GraphDatabase.bookmark_manager()
 
     # -- plumbing ----------------------------------------------------------------------
-    def _execute(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
-        """``work`` in one managed transaction (several queries that must see one state)."""
-        return self.breaker.call(lambda: self._guarded(lambda: self._attempt(write, work)))
+    def _call(self, kind: Kind, attempt: Callable[[float], T]) -> T:
+        """``attempt(timeout)`` behind the breaker, within the retry budgets and the caller's deadline."""
+        timeout = self.timeouts[kind]
+        return self.breaker.call(lambda: self._bounded(timeout, lambda: self._guarded(lambda: attempt(timeout),
+                                                                                        timeout)))
 
-    def _attempt(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
+    def _bounded(self, timeout: float, work: Callable[[], T]) -> T:
+        """``work`` on a call thread while the caller waits at most ``timeout + deadline_grace``.
+
+        The driver has no client-side read timeout (only the server's hint, minutes by default),
+        so a query sent to a database that stopped answering blocks its thread in ``recv``. The
+        caller stops waiting at the deadline and gets ``StoreUnavailable`` (a 503); the thread is
+        freed when the database answers (Neo4j then aborts the transaction past its timeout). A
+        call still waiting in line at the deadline is cancelled, so it never runs late."""
+        deadline = timeout + self.deadline_grace
+        pending = self._calls.submit(work)
+        try:
+            return pending.result(timeout=deadline)
+        except FutureTimeout:
+            pending.cancel()
+            raise StoreUnavailable(f"Neo4j at {self.uri} (database {self.database!r}) did not answer within "
+                                   f"{deadline:g} s", field="store") from None
+
+    def _execute(self, write: bool, work: Callable[[ManagedTransaction], T], kind: Kind | None = None) -> T:
+        """``work`` in one managed transaction (several queries that must see one state)."""
+        kind = kind or ("write" if write else "read")
+        return self._call(kind, lambda timeout: self._attempt(write, work, timeout))
+
+    def _attempt(self, write: bool, work: Callable[[ManagedTransaction], T], timeout: float) -> T:
+        bounded = unit_of_work(timeout=timeout)(work)
         with self._driver.session(database=self.database, bookmark_manager=self._bookmarks) as session:
-            return session.execute_write(work) if write else session.execute_read(work)
+            return session.execute_write(bounded) if write else session.execute_read(bounded)
 
     def _read(self, name: str, **params: Any) -> list:
         """One query as an auto-commit read (routed to a reader, waits for this process's bookmarks):
         one round trip, where a managed transaction takes two (its COMMIT is a second one). Reads
         are idempotent, so ``with_retries`` may run it again after a lost connection."""
-        return self.breaker.call(lambda: self._guarded(lambda: self._read_once(Q.load(name), params)))
+        return self._call("read", lambda timeout: self._read_once(Q.load(name), params, timeout))
 
-    def _read_once(self, query: str, params: dict[str, Any]) -> list:
+    def _admin_read(self, name: str, **params: Any) -> list:
+        """``_read`` under the admin bound (waits on index builds)."""
+        return self._call("admin", lambda timeout: self._read_once(Q.load(name), params, timeout))
+
+    def _read_once(self, query: str, params: dict[str, Any], timeout: float) -> list:
         with self._driver.session(database=self.database, bookmark_manager=self._bookmarks,
                                   default_access_mode=READ_ACCESS) as session:
-            return list(session.run(query, params))
+            return list(session.run(Query(query, timeout=timeout), params))  # type: ignore[arg-type]
 
-    def _guarded(self, attempt: Callable[[], T]) -> T:
-        """``attempt`` within the retry budgets, the driver's errors mapped to graphmem's."""
+    def _guarded(self, attempt: Callable[[], T], timeout: float) -> T:
+        """``attempt`` within the retry budgets (conflicts retried no longer than the call's
+        ``timeout``), the driver's errors mapped to graphmem's."""
+        outage_budget, transient_budget = self.retry_budgets
         try:
-            return with_retries(attempt, *self.retry_budgets)
+            return with_retries(attempt, outage_budget, min(transient_budget, timeout))
         except AuthError as exc:
             raise StoreConfigError(f"Neo4j at {self.uri} refused the credentials: {exc.message}",
                                    field="store.neo4j_password") from exc
@@ -108,21 +148,27 @@ class Neo4jBase:
             if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
                 raise StoreConfigError(f"Neo4j at {self.uri} has no database {self.database!r}",
                                        field="store.neo4j_database") from exc
+            if "TransactionTimedOut" in (exc.code or ""):
+                raise StoreUnavailable(f"Neo4j at {self.uri} did not finish within {timeout:g} s "
+                                       "(server-side transaction timeout)", field="store") from exc
             raise
 
     def _write(self, name: str, **params: Any) -> list:
         return self._execute(True, lambda tx: _rows(tx, name, params))
 
     def _auto_commit(self, name: str, params: dict[str, Any]) -> None:
-        """Queries that batch with CALL ... IN TRANSACTIONS cannot run in a managed transaction."""
-        self.breaker.call(lambda: self._auto_commit_once(name, params))
+        """Queries that batch with CALL ... IN TRANSACTIONS cannot run in a managed transaction
+        (schema, namespace drop: the admin bound). Not retried: a batch may have committed."""
+        timeout = self.timeouts["admin"]
+        self.breaker.call(lambda: self._bounded(timeout, lambda: self._auto_commit_once(name, params, timeout)))
 
-    def _auto_commit_once(self, name: str, params: dict[str, Any]) -> None:
+    def _auto_commit_once(self, name: str, params: dict[str, Any], timeout: float) -> None:
         try:
             with self._driver.session(database=self.database, bookmark_manager=self._bookmarks) as session:
-                session.run(Q.load(name), params).consume()
+                session.run(Query(Q.load(name), timeout=timeout), params).consume()  # type: ignore[arg-type]
         except (ServiceUnavailable, SessionExpired, ConnectionPoolError) as exc:
             raise StoreUnavailable(f"Neo4j at {self.uri} is unavailable: {exc}", field="store") from exc
 
     def close(self) -> None:
+        self._calls.shutdown(wait=False, cancel_futures=True)
         self._driver.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -51,6 +52,11 @@ def _edge_writer(add_edges: list[Edge], remove_edges: list[Edge]) -> Callable[[M
 
 class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
     kind = "neo4j"
+
+    def write_session(self) -> AbstractContextManager[None]:
+        """Writes of one process are serialised by the ingestor's lock; each call here is its own
+        transaction (docs/reliability-processes.md: several servers on one Neo4j)."""
+        return nullcontext()
 
     # -- writes ------------------------------------------------------------------------
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],

@@ -4,13 +4,15 @@ recount and stats of the embedded store."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
+from graphmem.errors import ConflictError
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, WINDOW_NAMESPACE_PREFIX, StoreStats, health_bin
-from graphmem.private_files import loose_modes
+from graphmem.private_files import loose_modes, private_file
 from graphmem.stores.base import check_model
 from graphmem.stores.sqlite import integrity, validity, vector_log
 from graphmem.stores.sqlite.connection import SQLiteBase
@@ -22,9 +24,10 @@ SCHEMA = Path(__file__).with_name("schema.sql").read_text()
 
 class AdminMixin(SQLiteBase):
     def ensure_schema(self, model_id: str, dim: int, reindexing: bool = False) -> None:
-        with self._write_lock:
+        with self._locked():        # idempotent statements, each its own transaction
             self.db.executescript(SCHEMA)
             self.db.executescript(vector_log.SCHEMA)
+        with self.write_session():  # migrations decided and run under one lock: a second process waits
             rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
             self._add_topics_column()
             self._add_thread_columns()
@@ -112,6 +115,20 @@ class AdminMixin(SQLiteBase):
     def recount(self, namespace: str) -> None:
         with self._write() as db:
             integrity.recount(db, namespace)
+
+    def backup_file(self, destination: str | Path) -> Path:
+        """SQLite's online backup API: consistent while writers continue; the copy is private (0600)."""
+        dest = Path(destination)
+        if dest.exists():
+            raise ConflictError(f"{dest} exists; choose a new file", field="output")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        private_file(dest)
+        target = sqlite3.connect(dest)
+        try:
+            self.db.backup(target, pages=1024)
+        finally:
+            target.close()
+        return dest
 
     def stats(self, namespace: str | None) -> StoreStats:
         # context windows live in companion namespaces (model.window_namespace): not the user's data

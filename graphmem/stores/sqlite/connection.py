@@ -1,10 +1,19 @@
-"""The embedded store's connections: one per thread for reads, one lock-serialised write
-transaction at a time (the base every other part of ``SQLiteStore`` builds on)."""
+"""The embedded store's connections: one per thread for reads, one write transaction at a time
+(the base every other part of ``SQLiteStore`` builds on).
+
+Writes serialise on the database itself (``BEGIN IMMEDIATE``), so several processes on one data
+dir (servers, CLI jobs) take turns; within a process a lock queues the threads first. A caller
+that reads before it writes (an ingest's duplicate check, linking, the save) holds one
+``write_session`` across all of it, so what it read is what its write applies to. Every wait is
+bounded by ``store.write_wait`` and ends in ``StoreUnavailable`` (HTTP 503 with Retry-After).
+"""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from graphmem.config import StoreSettings, load_settings
@@ -17,6 +26,22 @@ from graphmem.stores.sqlite.row_cache import RowCache
 from graphmem.stores.sqlite.vectors import VectorCache, limit_blas_threads
 
 SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
+RETRY_AFTER = 1     # seconds: another writer holds the store for one write, rarely longer
+
+
+class _Session:
+    """This thread's open write session: whether it wrote yet, and what runs after its commit."""
+
+    def __init__(self) -> None:
+        self.dirty = False
+        self.after: list[Callable[[], None]] = []
+
+
+def _unavailable(err: Exception) -> StoreUnavailable:
+    if "locked" in str(err) or "busy" in str(err):
+        return StoreUnavailable("the embedded store is busy: another process or thread held its write lock "
+                                "longer than store.write_wait seconds; retry", retry_after=RETRY_AFTER)
+    return StoreUnavailable(f"embedded store unavailable: {err}", retry_after=RETRY_AFTER)
 
 
 class SQLiteBase:
@@ -35,6 +60,10 @@ class SQLiteBase:
         self.ann = ann or AnnSettings.from_store(cfg)
         limit_blas_threads(cfg.sqlite_scan_threads)
         self.vector_log_keep = cfg.sqlite_vector_log_keep
+        if not cfg.write_wait > 0:
+            raise StoreConfigError("store.write_wait must be a positive number of seconds",
+                                   field="store.write_wait")
+        self.write_wait = cfg.write_wait
         self._version_gate = vector_log.VersionGate()
         self.rows = RowCache(cfg.sqlite_row_cache)
         self.path = Path(data_dir) / "graphmem.sqlite"
@@ -51,39 +80,114 @@ class SQLiteBase:
     def db(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                   timeout=self.write_wait)     # the busy timeout: BEGIN IMMEDIATE waits this long
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute(f"PRAGMA synchronous = {self.synchronous}")
             self._local.conn = conn
             self._connections.append(conn)
         return conn
 
-    def _write(self):
-        store = self
+    def _session(self) -> _Session | None:
+        return getattr(self._local, "session", None)
 
-        class _Txn:
-            def __enter__(self_inner):
-                store._write_lock.acquire()
-                try:
-                    store.db.execute("BEGIN IMMEDIATE")
-                except sqlite3.OperationalError as err:     # locked by another process, disk errors
-                    store._write_lock.release()
-                    raise StoreUnavailable(f"embedded store unavailable: {err}") from err
-                return store.db
+    def _caching(self) -> bool:
+        """Whether reads may use the row cache: not after this thread's session wrote (the cache
+        holds committed rows, and the session's own changes are not committed yet)."""
+        session = self._session()
+        return session is None or not session.dirty
 
-            def __exit__(self_inner, exc_type, exc, tb):
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """This process's write lock, waited for at most ``store.write_wait`` seconds."""
+        if not self._write_lock.acquire(timeout=self.write_wait):
+            raise StoreUnavailable("the embedded store is busy: another write of this process held it longer "
+                                   "than store.write_wait seconds; retry", retry_after=RETRY_AFTER)
+        try:
+            yield
+        finally:
+            self._write_lock.release()
+
+    @contextmanager
+    def write_session(self) -> Iterator[None]:
+        """One write transaction held across a read-plan-write sequence: the database's write lock
+        is taken at the start (``BEGIN IMMEDIATE``), so no other process or thread writes until it
+        commits. Reentrant; writes inside are savepoints of it. What a write applies in memory
+        (the vector matrices) runs after the commit, in commit order; nothing on a rollback."""
+        if self._session() is not None:
+            yield
+            return
+        with self._locked():
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:     # locked past the busy timeout, disk errors
+                raise _unavailable(err) from err
+            session = self._local.session = _Session()
+            committed = False
+            try:
+                yield
                 try:
-                    store.db.execute("ROLLBACK" if exc_type else "COMMIT")
+                    self.db.execute("COMMIT")
                 except sqlite3.OperationalError as err:
-                    raise StoreUnavailable(f"embedded store unavailable: {err}") from err
-                finally:
-                    store.rows.clear()          # after the commit: a read racing it cannot put old rows back
-                    store._write_lock.release()
-                if isinstance(exc, sqlite3.OperationalError):
-                    raise StoreUnavailable(f"embedded store unavailable: {exc}") from exc
-                return False
+                    raise _unavailable(err) from err
+                committed = True
+            finally:
+                self._local.session = None
+                if not committed and self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                self.rows.clear()       # after the commit: a read racing it cannot put old rows back
+                if committed:
+                    for apply in session.after:
+                        apply()
 
-        return _Txn()
+    def _after_commit(self, apply: Callable[[], None]) -> None:
+        """Run ``apply`` once this thread's write is committed (now, outside a session)."""
+        session = self._session()
+        if session is None:
+            apply()
+        else:
+            session.after.append(apply)
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: its own transaction, or a savepoint of this thread's session."""
+        session = self._session()
+        if session is not None:
+            session.dirty = True
+            db = self.db
+            db.execute("SAVEPOINT graphmem_write")
+            try:
+                yield db
+            except BaseException as exc:
+                db.execute("ROLLBACK TO graphmem_write")
+                db.execute("RELEASE graphmem_write")
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise _unavailable(exc) from exc
+                raise
+            db.execute("RELEASE graphmem_write")
+            return
+        with self._locked():
+            db = self.db
+            try:
+                db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:
+                raise _unavailable(err) from err
+            try:
+                try:
+                    yield db
+                except BaseException as exc:
+                    db.execute("ROLLBACK")
+                    if isinstance(exc, sqlite3.OperationalError):
+                        raise _unavailable(exc) from exc
+                    raise
+                try:
+                    db.execute("COMMIT")
+                except sqlite3.OperationalError as err:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise _unavailable(err) from err
+            finally:
+                self.rows.clear()          # after the commit: a read racing it cannot put old rows back
 
     def close(self) -> None:
         if self.vectors is not None:

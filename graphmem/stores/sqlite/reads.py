@@ -38,14 +38,17 @@ class ReadsMixin(SQLiteBase):
         out: dict[str, Memory] = {}
         unique = list(dict.fromkeys(ids))
         generation = self.rows.check(self.db)
+        caching = self._caching()         # not inside a write session that wrote: its rows are not committed
         for start in range(0, len(unique), 500):
-            found, chunk = self.rows.take(namespace, unique[start:start + 500])
+            found, chunk = (self.rows.take(namespace, unique[start:start + 500]) if caching
+                            else ({}, unique[start:start + 500]))
             read = {}
             if chunk:
                 rows = self.db.execute(f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND id IN "
                                        f"({','.join('?' * len(chunk))})", [namespace, *chunk]).fetchall()
                 read = {row[1]: self._row_to_memory(row) for row in rows}
-                self.rows.put(namespace, read, generation)
+                if caching:
+                    self.rows.put(namespace, read, generation)
             found.update(read)
             out.update((i, found[i]) for i in sorted(found))
         return out

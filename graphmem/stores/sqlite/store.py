@@ -1,7 +1,8 @@
 """Embedded store: SQLite (WAL, one transaction per write) + FTS5 + in-process vectors.
 
-Safe for one process with many threads: each thread reads on its own connection, writes
-are serialised by a lock. Every value reaches SQL as a bound parameter.
+Safe for many threads and several processes on one data dir: each thread reads on its own
+connection; writes serialise on the database (``connection.SQLiteBase``), and an ingest holds one
+``write_session`` from its duplicate check to its save. Every value reaches SQL as a bound parameter.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
             if mem.embedding is not None and self.dim and np.asarray(mem.embedding).shape != (self.dim,):
                 raise ValidationError(f"embedding has shape {np.asarray(mem.embedding).shape}; this store "
                                       f"holds {self.dim}-dim vectors", field="embedding")
-        with self._write_lock:   # commit and cache update in one critical section: applied in commit order
+        with self._locked():   # commit and cache update in one critical section: applied in commit order
             with self._write() as db:
                 if len({(m.namespace, m.id) for m in memories}) == len(memories):
                     seqs = [self._write_row(db, mem, replace_edges) for mem in memories]
@@ -122,8 +123,11 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
                         seqs.append(self._write_row(db, mem, replace_edges))
                         self._add_counts(db, [mem])
                 self._apply_edges(db, add_edges, remove_edges)
-            for mem, seq in zip(memories, seqs, strict=True):
-                self._apply_vector(mem.namespace, mem.id, mem.embedding, seq)
+            self._after_commit(lambda: self._apply_saved(memories, seqs))
+
+    def _apply_saved(self, memories: Sequence[Memory], seqs: list[int]) -> None:
+        for mem, seq in zip(memories, seqs, strict=True):
+            self._apply_vector(mem.namespace, mem.id, mem.embedding, seq)
 
     def _write_row(self, db, mem: Memory, replace_edges: bool) -> int:
         """One memory's rows, term counts and vector log entry (whose sequence number it returns)."""
@@ -156,7 +160,7 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
 
     def delete_memory(self, namespace: str, memory_id: str, companions: Sequence[str] = (),
                       save: Sequence[Memory] = (), add_edges: Sequence[Edge] = ()) -> bool:
-        with self._write_lock:
+        with self._locked():
             deleted: list[tuple[str, int]] = []
             with self._write() as db:
                 existed = False
@@ -169,11 +173,14 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
                 seqs = [self._write_row(db, mem, False) for mem in save]
                 self._add_counts(db, list(save))
                 self._apply_edges(db, list(add_edges), [])
-            for ns, seq in deleted:
-                self._apply_vector(ns, memory_id, None, seq)
-            for mem, seq in zip(save, seqs, strict=True):
-                self._apply_vector(mem.namespace, mem.id, mem.embedding, seq)
+            self._after_commit(lambda: self._apply_vectors(memory_id, deleted, save, seqs))
         return existed
+
+    def _apply_vectors(self, memory_id: str, deleted: list[tuple[str, int]], save: Sequence[Memory],
+                       seqs: list[int]) -> None:
+        for ns, seq in deleted:
+            self._apply_vector(ns, memory_id, None, seq)
+        self._apply_saved(save, seqs)
 
     def update_health(self, namespace: str, updates: list[tuple[str, float, list, float]]) -> int:
         with self._write() as db:
