@@ -104,6 +104,37 @@ def test_chains_history_and_cycles(engine):
     assert snapshot(engine, ns) == state
 
 
+AS_OF = [  # instants as the contract normalises them (fixed width, UTC)
+    ("2024-12-01T00:00:00.000000Z", []),                # before any was written
+    ("2025-03-01T00:00:00.000000Z", ["redis-6"]),       # before the first supersession
+    ("2025-06-01T00:00:00.000000Z", ["redis-7"]),       # that instant: valid_until is exclusive
+    ("2025-08-01T00:00:00.000000Z", ["redis-7"]),
+    ("2026-01-01T00:00:00.000000Z", ["redis-8"])]
+
+
+def test_as_of_answers_the_state_at_each_instant(engine):
+    """Search and list at past instants see the chain as it was: a fact superseded later is
+    returned before its supersession and not after, and expansion brings in no memory that was
+    not valid then (the chain's members are linked to each other)."""
+    ns = engine.test_namespace
+    engine.add(REDIS6, ns)
+    engine.add(REDIS7, ns)
+    engine.add({**REDIS8, "supersedes": ["redis-7"], "reason": "8.0 rollout"}, ns)
+    engine.add({"id": "pg", "content": "The cache cluster sits next to the Postgres primary in the same rack.",
+                "tags": ["cache"], "created_at": "2025-02-01T00:00:00Z"}, ns)
+    assert engine.store.edges_of(ns, ["redis-7"], ["SUPERSEDES"])
+    for when, redis in AS_OF:
+        flt = MemoryFilter(as_of=when)
+        hits = engine.search("which Redis version does the cache cluster run?", ns, 5, flt)["results"]
+        assert sorted(h["id"] for h in hits if h["id"].startswith("redis")) == redis, when
+        assert ("pg" in [h["id"] for h in hits]) == (when >= "2025-02-01"), when
+        listed = [m.id for m in engine.list_memories(ns, flt)[0]]
+        assert sorted(i for i in listed if i.startswith("redis")) == redis, when
+    # the same instants with current_only: only what is still current today and was valid then
+    current = MemoryFilter(as_of="2025-03-01T00:00:00.000000Z", current_only=True)
+    assert [m.id for m in engine.list_memories(ns, current)[0]] == ["pg"]
+
+
 def test_bad_inputs_write_nothing(engine):
     ns, other = engine.test_namespace, engine.other_namespace
     engine.add(REDIS6, ns)
