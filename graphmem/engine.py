@@ -13,6 +13,7 @@ from graphmem.embedding.first_use import open_embedder
 from graphmem.errors import NotFoundError, ValidationError
 from graphmem.ingest.service import Ingestor, IngestResult, PreparedBatch
 from graphmem.ingest.supersede import link_view
+from graphmem.ingest.supersede_candidates import proposals_about
 from graphmem.ingest.validate import validate_id, validate_namespace
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, utcnow_iso
 from graphmem.retrieval.pipeline import SearchOutcome, SearchPipeline, SearchRequest
@@ -170,6 +171,19 @@ class Graphmem:
         restored, edge = self.ingestor.unsupersede(ns, validate_id(newer, lim, "newer"),
                                                    validate_id(older, lim, "older"))
         return {"namespace": ns, "undone": link_view(edge), "memory": restored.to_dict()}
+
+    def supersede_candidates(self, namespace: str, memory_id: str) -> dict[str, Any]:
+        """The "may supersede" proposals a memory is part of (either side), computed by the rule
+        of ``ingest/supersede_candidates.py`` with its evidence; none when ``[supersede] candidates``
+        is off. Proposals are never applied here (POST /v1/supersessions applies one)."""
+        ns = validate_namespace(namespace)
+        memory_id = validate_id(memory_id, self.settings.limits)
+        mem = self.store.get_memories(ns, [memory_id]).get(memory_id)
+        if mem is None:
+            raise NotFoundError(f"memory {memory_id!r} not found in namespace {ns!r}", field="id")
+        cfg = self.settings.supersede
+        found = proposals_about(self.store, mem, cfg) if cfg.candidates else []
+        return {"namespace": ns, "candidates": [p.to_dict() for p in found]}
 
     def history(self, namespace: str, memory_id: str) -> dict[str, Any]:
         """The supersession chain of a memory, oldest first, with times and reasons."""

@@ -44,3 +44,17 @@ def unsupersede(args: Any) -> Response:
            ok={200: ("The chain with times and reasons", "History")}, errors=(403, 404, 422), args="NamespaceArgs")
 def history(memory_id: str, args: Any) -> Response:
     return jsonify(engine().history(query_namespace(args.namespace), memory_id))
+
+
+@bp.get("/memories/<memory_id:memory_id>/candidates")
+@operation("getSupersedeCandidates", "memories", "Proposed \"may supersede\" links a memory is part of",
+           ok={200: ("The proposals, best first, with their evidence", "CandidateList")},
+           errors=(403, 404, 422), args="NamespaceArgs",
+           description="A deterministic rule: the two memories share a tag or the category, their cosine and term "
+                       "overlap (values set aside) pass `[supersede] min_cosine` and `min_term_overlap`, and they "
+                       "state different values of one kind (number, version, date, time, name): those spans are "
+                       "the evidence. The later memory is the newer one. Nothing is applied: POST "
+                       "/v1/supersessions applies a proposal (`[supersede] auto = true` applies the best one at "
+                       "write time). Empty when `[supersede] candidates` is off.")
+def candidates(memory_id: str, args: Any) -> Response:
+    return jsonify(engine().supersede_candidates(query_namespace(args.namespace), memory_id))

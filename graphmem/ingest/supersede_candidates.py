@@ -22,6 +22,7 @@ import numpy as np
 
 from graphmem.config import SupersedeSettings
 from graphmem.model import Memory
+from graphmem.stores.base import MemoryStore
 from graphmem.text import tokenize
 
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -39,53 +40,76 @@ _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
 
 
 @dataclass(frozen=True)
+class Span:
+    kind: str
+    text: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "start": self.start, "end": self.end}
+
+
+@dataclass(frozen=True)
 class Proposal:
-    """``newer`` may supersede ``older``: the scores that gated it and the differing spans."""
+    """``newer`` may supersede ``older``: the scores that gated it, what ties them (shared tags,
+    else the category) and the differing value spans of the first kind both state."""
 
     newer: str
     older: str
     cosine: float
     term_overlap: float
-    kind: str
-    older_span: str
-    newer_span: str
+    shared: list[str]
+    newer_spans: list[Span]
+    older_spans: list[Span]
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def kind(self) -> str:
+        return self.newer_spans[0].kind
+
+    def describe(self) -> str:
+        """The reason an applied proposal records: the value that changed."""
+        return (f"{self.kind} changed: {', '.join(s.text for s in self.older_spans)} -> "
+                f"{', '.join(s.text for s in self.newer_spans)}")
+
+    def to_dict(self, applied: bool = False) -> dict[str, Any]:
+        """The contract's ``Candidate``."""
         return {"newer": self.newer, "older": self.older, "cosine": round(self.cosine, 4),
-                "term_overlap": round(self.term_overlap, 4), "kind": self.kind,
-                "evidence": {"older": self.older_span, "newer": self.newer_span}}
+                "term_overlap": round(self.term_overlap, 4), "shared": self.shared,
+                "newer_spans": [x.to_dict() for x in self.newer_spans],
+                "older_spans": [x.to_dict() for x in self.older_spans], "applied": applied}
 
 
-def value_spans(text: str) -> dict[str, list[str]]:
-    """The value spans of ``text`` by kind, in order (each character belongs to one span at most)."""
-    out: dict[str, list[str]] = {}
+def value_spans(text: str) -> list[Span]:
+    """The value spans of ``text`` in order (each character belongs to one span at most)."""
+    out: list[Span] = []
     taken = [False] * len(text)
     for kind, pattern in _SPANS:
         for found in pattern.finditer(text):
             if any(taken[found.start():found.end()]):
                 continue
             taken[found.start():found.end()] = [True] * (found.end() - found.start())
-            out.setdefault(kind, []).append(found.group(0))
-    names = [m.group(0) for m in _NAME.finditer(text) if not any(taken[m.start():m.end()])]
-    if names:
-        out["name"] = names
-    return out
+            out.append(Span(kind, found.group(0), found.start(), found.end()))
+    out += [Span("name", m.group(0), m.start(), m.end()) for m in _NAME.finditer(text)
+            if not any(taken[m.start():m.end()])]
+    return sorted(out, key=lambda x: x.start)
 
 
-def _frame(text: str, spans: dict[str, list[str]]) -> set[str]:
+def _frame(text: str, spans: list[Span]) -> set[str]:
     """The memory's terms with its value spans taken out: what the two statements share."""
-    values = {t for found in spans.values() for span in found for t in tokenize(span)}
+    values = {t for span in spans for t in tokenize(span.text)}
     return {t for t in tokenize(text) if t not in values and not any(c.isdigit() for c in t)}
 
 
-def _changed(old: dict[str, list[str]], new: dict[str, list[str]]) -> tuple[str, str, str] | None:
-    """The first kind both state with different values: (kind, older span, newer span)."""
+def _changed(old: list[Span], new: list[Span]) -> tuple[list[Span], list[Span]] | None:
+    """The first kind both state with different values: (older spans gone, newer spans new)."""
     for kind in ("version", "date", "time", "number", "name"):
-        a, b = old.get(kind, []), new.get(kind, [])
-        gone = [s for s in a if s.casefold() not in {x.casefold() for x in b}]
-        came = [s for s in b if s.casefold() not in {x.casefold() for x in a}]
+        a = [x for x in old if x.kind == kind]
+        b = [x for x in new if x.kind == kind]
+        gone = [x for x in a if x.text.casefold() not in {y.text.casefold() for y in b}]
+        came = [x for x in b if x.text.casefold() not in {y.text.casefold() for y in a}]
         if gone and came:
-            return kind, gone[0], came[0]
+            return gone, came
     return None
 
 
@@ -94,8 +118,10 @@ def propose(newer: Memory, older: Memory, cfg: SupersedeSettings) -> Proposal | 
     if newer.id == older.id or older.superseded_by is not None or newer.embedding is None \
             or older.embedding is None:
         return None
-    same_category = newer.category is not None and newer.category == older.category
-    if not same_category and not set(newer.tags) & set(older.tags):
+    shared = sorted(set(newer.tags) & set(older.tags))
+    if not shared and newer.category is not None and newer.category == older.category:
+        shared = [newer.category]
+    if not shared:
         return None
     cosine = float(np.dot(newer.embedding, older.embedding))
     if cosine < cfg.min_cosine:
@@ -108,15 +134,49 @@ def propose(newer: Memory, older: Memory, cfg: SupersedeSettings) -> Proposal | 
     changed = _changed(old_spans, new_spans)
     if changed is None:
         return None
-    kind, old_span, new_span = changed
-    return Proposal(newer.id, older.id, cosine, overlap, kind, old_span, new_span)
+    return Proposal(newer.id, older.id, cosine, overlap, shared, newer_spans=changed[1], older_spans=changed[0])
+
+
+def _nearest(mem: Memory, pool: list[Memory], n: int) -> list[Memory]:
+    """The ``n`` memories of ``pool`` nearest ``mem`` by cosine (ties by id)."""
+    vector = mem.embedding
+    if vector is None:
+        return []
+    scored = [(-float(np.dot(vector, m.embedding)), m.id, m) for m in pool if m.embedding is not None]
+    return [m for _, _, m in sorted(scored, key=lambda x: (x[0], x[1]))[:n]]
 
 
 def proposals(newer: Memory, pool: list[Memory], cfg: SupersedeSettings) -> list[Proposal]:
     """Proposals against the nearest ``cfg.candidate_pool`` of ``pool`` (by cosine), best first."""
-    if newer.embedding is None:
-        return []
-    near = sorted((m for m in pool if m.embedding is not None),
-                  key=lambda m: -float(np.dot(newer.embedding, m.embedding)))[:cfg.candidate_pool]
-    found = [p for p in (propose(newer, m, cfg) for m in near) if p is not None]
+    found = [p for p in (propose(newer, m, cfg) for m in _nearest(newer, pool, cfg.candidate_pool))
+             if p is not None]
     return sorted(found, key=lambda p: (-p.cosine, p.older))
+
+
+def pool(store: MemoryStore, mem: Memory, cfg: SupersedeSettings) -> list[Memory]:
+    """Memories sharing a tag or the category with ``mem``: the newest ``candidate_pool`` of each
+    label, from the tag and category indexes (never a scan), ``mem`` itself left out."""
+    ns = mem.namespace
+    ids: list[str] = []
+    for tag in mem.tags:
+        ids += store.tag_members(ns, tag, cfg.candidate_pool, exclude_id=mem.id)
+    if mem.category:
+        ids += store.category_members(ns, mem.category, cfg.candidate_pool, exclude_id=mem.id)
+    found = store.get_memories(ns, list(dict.fromkeys(ids)))
+    return [found[i] for i in sorted(found)]
+
+
+def _order(m: Memory) -> tuple[str, str, str]:
+    return (m.effective_valid_from, m.created_at, m.id)
+
+
+def older_proposals(store: MemoryStore, newer: Memory, cfg: SupersedeSettings) -> list[Proposal]:
+    """What a new memory may supersede: proposals against the pool's memories valid before it."""
+    return proposals(newer, [m for m in pool(store, newer, cfg) if _order(m) < _order(newer)], cfg)
+
+
+def proposals_about(store: MemoryStore, mem: Memory, cfg: SupersedeSettings) -> list[Proposal]:
+    """Proposals ``mem`` is part of, either side: the later of each pair is the newer one."""
+    near = _nearest(mem, pool(store, mem, cfg), cfg.candidate_pool)
+    found = [propose(*((mem, m) if _order(mem) > _order(m) else (m, mem)), cfg) for m in near]
+    return sorted((p for p in found if p is not None), key=lambda p: (-p.cosine, p.newer, p.older))

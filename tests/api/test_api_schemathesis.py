@@ -35,5 +35,5 @@ def test_schemathesis_finds_no_failure(tmp_path):
     (tmp_path / "schemathesis.txt").write_text(out)
     if os.environ.get("GRAPHMEM_SCHEMATHESIS_OUT"):          # bench/results/schemathesis-after.txt
         Path(os.environ["GRAPHMEM_SCHEMATHESIS_OUT"]).write_text(out)
-    assert "Tested: 18" in out, out[-3000:]      # 15 before the three supersession routes
+    assert "Tested: 19" in out, out[-3000:]      # 15 before the four supersession routes
     assert run.returncode == 0, out[-6000:]
