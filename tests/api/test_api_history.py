@@ -82,3 +82,20 @@ def test_undo_shortens_the_chain(chain):
     assert [e["memory"]["id"] for e in history(chain, "pg-14").get_json()["chain"]] == ["pg-14", "pg-15"]
     again = chain.delete("/v1/supersessions", query_string={"newer": "pg-16", "older": "pg-15"})
     assert again.status_code == 404
+
+
+def test_candidates_route_lists_proposals_with_evidence(client):
+    text = "The cache cluster runs Redis {} on three nodes."
+    older = {**V6, "id": "cache-6", "content": text.format("6.2"), "tags": ["redis"]}
+    newer = {**older, "id": "cache-7", "content": text.format("7.4"), "created_at": "2025-05-01T00:00:00Z"}
+    for body in (older, newer):
+        assert client.post("/v1/memories", json=body).status_code == 201
+    resp = client.get("/v1/memories/cache-6/candidates")
+    assert resp.status_code == 200
+    found = resp.get_json()["candidates"]
+    assert [(c["newer"], c["older"], c["older_spans"][0]["text"], c["newer_spans"][0]["text"]) for c in found] == [
+        ("cache-7", "cache-6", "6.2", "7.4")]
+    assert client.get("/v1/memories/cache-6").get_json()["superseded_by"] is None     # proposed, not applied
+    assert client.get("/v1/memories/nope/candidates").status_code == 404
+    bad = client.get("/v1/memories/cache-6/candidates", query_string={"namespace": "Bad Name!"})
+    assert bad.status_code == 422
