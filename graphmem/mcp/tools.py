@@ -104,6 +104,11 @@ def memory_history(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: di
     return shape.bounded(out, "chain", cfg)
 
 
+def supersede_candidates(eng: Graphmem, cfg: McpSettings, ns: str, req: Any,
+                         extra: dict[str, Any]) -> dict[str, Any]:
+    return eng.supersede_candidates(ns, extra["memory_id"])
+
+
 def memory_stats(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
     return eng.stats(ns)
 
@@ -157,6 +162,12 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
         "write) with when and why each replaced the one before, and which version is current. Use it when "
         "a result carries `superseded_by`, or to see how a fact changed."), memory_history, "NamespaceArgs",
         ("memory_id", "detail")),
+    ToolSpec("supersede_candidates", "Possible replacements of a memory", (
+        "Proposed \"may supersede\" links a memory is part of: another memory of the same tag or category "
+        "that says nearly the same thing with a different number, version, date or name. Each comes with "
+        "both differing spans as evidence; nothing is applied. If the newer one does replace the older, "
+        "write it again with `supersedes` (or ask the user); if both are true (two clusters, two people), "
+        "leave them."), supersede_candidates, "NamespaceArgs", ("memory_id",)),
     ToolSpec("memory_stats", "Memory statistics", (
         "Counts for the namespace: memories, edges per type, degree, and a health histogram. Useful to "
         "check that memory is populated before relying on it."), memory_stats, "NamespaceArgs", ()),

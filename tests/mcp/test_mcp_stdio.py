@@ -20,7 +20,7 @@ from graphmem.ingest.bulk import import_jsonl
 from graphmem.stores.sqlite import SQLiteStore
 
 TOOLS = {"search_memories", "add_memory", "get_memory", "update_memory", "delete_memory", "memory_neighbors",
-         "relate_memories", "memory_history", "memory_stats"}
+         "relate_memories", "memory_history", "supersede_candidates", "memory_stats"}
 MAX_RESULT_CHARS = 6000
 RANK_NS = "rank"
 RANK_QUERIES = ["How do I ship a new release of the billing service?", "search config",
@@ -184,6 +184,14 @@ def test_supersedes_and_history(mcp):
     cycle = mcp.error("add_memory", {"id": "mcp-pg-17", "content": "Ledger runs PostgreSQL 17 on db-2.",
                                      "supersedes": ["mcp-pg-15"]})
     assert (cycle["code"], cycle["field"]) == ("conflict", "supersedes")
+    mcp.ok("add_memory", {"id": "mcp-pg-17", "content": "The ledger database runs PostgreSQL 17 on db-2.",
+                          "tags": ["postgres"], "category": "config"})
+    proposed = mcp.ok("supersede_candidates", {"memory_id": "mcp-pg-17"})["candidates"]
+    assert [(c["newer"], c["older"], c["newer_spans"][0]["text"]) for c in proposed] == [
+        ("mcp-pg-17", "mcp-pg-16", "17")]
+    assert mcp.ok("memory_history", {"memory_id": "mcp-pg-16"})["current"] == ["mcp-pg-16"]   # not applied
+    missing = mcp.error("supersede_candidates", {"memory_id": "nope"})
+    assert missing["code"] == "not_found"
 
 
 def test_errors_are_tool_errors_with_api_codes(mcp):
