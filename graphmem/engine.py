@@ -76,7 +76,7 @@ class Graphmem:
         self.ingestor = Ingestor(settings, store, embedder, clock)
         cfg = settings.store
         overlap = cfg.recall_overlap_workers if store.kind in cfg.recall_overlap_stores else 0
-        self.pipeline = SearchPipeline(store, embedder, clock, overlap)
+        self.pipeline = SearchPipeline(store, embedder, clock, overlap, settings.supersede)
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None,

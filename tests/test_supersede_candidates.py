@@ -103,3 +103,23 @@ def test_precision_on_the_labelled_pairs(embedder):
     reports (0.8 when measured); a change that loses it shows here first."""
     result = score(memories(load_pairs(), embedder), load_settings(use_env=False).supersede)
     assert result["precision"] >= 0.75 and result["recall"] >= 0.6, result
+
+
+def test_search_shows_proposals_between_results_in_why(make):
+    eng = make()
+    ns = eng.test_namespace
+    for body in (OLD, NEW):
+        eng.add(body, ns)
+    hits = {h["id"]: h for h in eng.search("which Redis version runs on the cache cluster?", ns, 5)["results"]}
+    # redis-6 is shown, or merged into redis-7 as its near duplicate: either way the shown ones say so
+    shown = [i for i in ("redis-6", "redis-7") if i in hits]
+    assert "redis-7" in shown and (shown == ["redis-6", "redis-7"]
+                                   or hits["redis-7"]["why"]["near_duplicates_merged"] == ["redis-6"])
+    for memory_id in shown:
+        proposed = hits[memory_id]["why"]["supersession"]["candidates"]
+        assert [(c["newer"], c["older"], c["applied"]) for c in proposed] == [("redis-7", "redis-6", False)]
+    off = make(candidates=False)
+    for body in (OLD, NEW):
+        off.add(body, off.test_namespace)
+    hits = off.search("which Redis version runs on the cache cluster?", off.test_namespace, 5)["results"]
+    assert all("supersession" not in h["why"] for h in hits)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.config import SearchConfig
+from graphmem.config import SearchConfig, SupersedeSettings
 from graphmem.model import EDGE_TYPES, Memory, MemoryFilter, TermStats, utcnow_iso, window_namespace
 from graphmem.retrieval import expansion, rank, recall, router, supersession, weighting
 from graphmem.retrieval.candidate import Candidate
@@ -72,8 +72,10 @@ class _Recalled:
 
 
 class SearchPipeline:
-    def __init__(self, store: MemoryStore, embedder, clock=utcnow_iso, overlap_workers: int = 0):
+    def __init__(self, store: MemoryStore, embedder, clock=utcnow_iso, overlap_workers: int = 0,
+                 supersede: SupersedeSettings | None = None):
         self.store = store
+        self.supersede = supersede          # candidates between results shown in why (None: not looked for)
         self.embedder = embedder
         self.clock = clock
         self.overlap = Overlap(overlap_workers)
@@ -259,6 +261,10 @@ class SearchPipeline:
             row.counts(len(cands), len(results), near_duplicates_dropped=dropped, copies_grouped=grouped)
             if pulled or moved:
                 row.counts(len(cands), len(results), successors_added=pulled, moved_below_successor=moved)
+            if self.supersede is not None and self.supersede.candidates:
+                proposed = supersession.mark_candidates(results, self.supersede, cands)
+                if proposed:
+                    row.counts(len(cands), len(results), supersede_candidates=proposed)
         return results
 
     def _expand(self, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,

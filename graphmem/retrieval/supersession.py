@@ -8,6 +8,8 @@ at that time it was the fact."""
 
 from __future__ import annotations
 
+from graphmem.config import SupersedeSettings
+from graphmem.ingest.supersede_candidates import propose
 from graphmem.model import Memory, MemoryFilter
 from graphmem.retrieval.candidate import Candidate
 from graphmem.stores.base import MemoryStore
@@ -52,3 +54,31 @@ def below_successors(ordered: list[Candidate]) -> tuple[list[Candidate], int]:
         late.supersession = {**(late.supersession or {}), "moved_below_successor": True}
         moved += 1
     return out, moved
+
+
+def mark_candidates(results: list[Candidate], cfg: SupersedeSettings,
+                    cands: dict[str, Candidate] | None = None) -> int:
+    """The rule's "may supersede" proposals between results, and between a result and the near
+    duplicates merged into it (from ``cands``), in the shown results' ``why.supersession.candidates``
+    (``ingest/supersede_candidates.py``): read from the candidates alone, no store reads. Returns
+    how many proposals."""
+    shown = {c.memory.id for c in results}
+    pairs = [(a, b) for n, a in enumerate(results) for b in results[n + 1:]]
+    for c in results:
+        pairs += [(c, cands[i]) for i in c.merged_duplicates or [] if cands and i in cands and i not in shown]
+    found = 0
+    for a, b in pairs:
+        newer, older = (a, b) if _order(a.memory) > _order(b.memory) else (b, a)
+        proposal = propose(newer.memory, older.memory, cfg)
+        if proposal is None:
+            continue
+        found += 1
+        for c in (newer, older):
+            if c.memory.id in shown:
+                sup = c.supersession or {}
+                c.supersession = {**sup, "candidates": [*sup.get("candidates", []), proposal.to_dict()]}
+    return found
+
+
+def _order(m: Memory) -> tuple[str, str, str]:
+    return (m.effective_valid_from, m.created_at, m.id)
