@@ -44,7 +44,7 @@ CREATE INDEX IF NOT EXISTS memories_created ON memories (namespace, created_at, 
 -- Lets search ask "does anything here expire?" without scanning the namespace.
 CREATE INDEX IF NOT EXISTS memories_expiring ON memories (namespace, expires_at) WHERE expires_at IS NOT NULL;
 
--- memories_valid_start / _valid_until / _superseded are created by validity.add_columns.
+-- memories_valid_at / _valid_until / _superseded are created by validity.add_columns.
 -- memories_thread (namespace, thread, thread_pos) is created by AdminMixin._add_thread_columns,
 -- after the columns exist in a store written before threads.
 

@@ -131,6 +131,8 @@ class SearchMixin(SQLiteBase):
         # FTS5 ranks the namespace's matches on its own first (no per-match join: half the cost),
         # then the best ``window`` are checked against filters; a short page widens the window.
         window = max(2 * limit, 64)
+        if flt is not None and (flt.as_of is not None or flt.current_only):
+            window *= 4             # validity drops whole eras of a namespace: one ranked pass, not two
         while True:
             rows = self.db.execute(
                 "SELECT m.id, f.n FROM (SELECT rowid, rank, count(*) OVER () AS n FROM "

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 COLUMNS = ("valid_from", "superseded_by", "valid_start")
 INDEXES = (
-    "CREATE INDEX IF NOT EXISTS memories_valid_start ON memories (namespace, valid_start)",
+    # covering: an as_of answers from the index alone (memory rows are large: content, embedding)
+    "CREATE INDEX IF NOT EXISTS memories_valid_at ON memories "
+    "(namespace, valid_start, valid_until, expires_at, id)",
     "CREATE INDEX IF NOT EXISTS memories_valid_until ON memories (namespace, valid_until) "
     "WHERE valid_until IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS memories_superseded ON memories (namespace, superseded_by) "
@@ -28,6 +30,7 @@ def add_columns(store) -> None:
             db.execute(f"ALTER TABLE memories ADD COLUMN {name} TEXT")
         if "valid_start" in missing:
             db.execute("UPDATE memories SET valid_start = coalesce(valid_from, created_at)")
+        db.execute("DROP INDEX IF EXISTS memories_valid_start")      # the first, non-covering form
         for sql in INDEXES:
             db.execute(sql)
 
@@ -60,9 +63,12 @@ def dropped_ids(db, namespace: str, include_expired: bool, now_iso: str, current
         queries.append(("SELECT id FROM memories WHERE namespace = ? AND valid_start > ?", (namespace, as_of)))
         queries.append(("SELECT id FROM memories WHERE namespace = ? AND valid_until IS NOT NULL "
                         "AND valid_until <= ?", (namespace, as_of)))
+    counted = 0
+    for sql, params in queries:             # counted in the index first: too many costs no row reads
+        counted += db.execute(f"SELECT count(*) FROM ({sql} LIMIT ?)", (*params, cap + 1)).fetchone()[0]
+        if counted > cap:
+            return None
     out: set[str] = set()
     for sql, params in queries:
-        out.update(r[0] for r in db.execute(sql + " LIMIT ?", (*params, cap + 1)))
-        if len(out) > cap:
-            return None
+        out.update(r[0] for r in db.execute(sql, params))
     return out

@@ -113,14 +113,25 @@ class NamespaceVectors:
             found = self._approximate(vector, limit, allowed)
             if found is not None:
                 return _top(*found, limit)
-        scores, ids = self.snapshot_scores(vector)
-        n = len(ids)
-        if n == 0:
-            return []
         if allowed is not None:
-            mask = np.fromiter((i in allowed for i in ids), dtype=bool, count=n)
-            scores = np.where(mask, scores, -np.inf)
+            scores, ids = self._allowed_scores(vector, allowed)
+        else:
+            scores, ids = self.snapshot_scores(vector)
+        if len(ids) == 0:
+            return []
         return _top(scores, ids, limit)
+
+    def _allowed_scores(self, vector: np.ndarray, allowed: set[str]) -> tuple[np.ndarray, list[str]]:
+        """Scores of every row with the rows outside ``allowed`` at -inf: the mask is set from the
+        allowed ids' rows (one dict lookup each), read with the scores under the lock."""
+        query = vector.astype(np.float32)
+        with self.lock:
+            n = len(self.ids)
+            scores = self.matrix[:n] @ query
+            rows = self.rows
+            keep = np.zeros(n, dtype=bool)
+            keep[[rows[i] for i in allowed if i in rows]] = True
+            return np.where(keep, scores, -np.inf), self.ids[:]
 
     def _approximate(self, vector: np.ndarray, limit: int,
                      allowed: set[str] | None) -> tuple[np.ndarray, list[str]] | None:
