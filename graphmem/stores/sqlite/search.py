@@ -111,7 +111,7 @@ class SearchMixin(SQLiteBase):
             dropped = dropped_ids(self.db, namespace, flt.include_expired, now_iso, flt.current_only, flt.as_of,
                                   max(limit, 1) * 50)
             if dropped is not None:     # the few ids dropped, not the many kept: search past them
-                return [i for i in matrix.search(vector, limit + len(dropped), None) if i not in dropped][:limit]
+                return matrix.search(vector, limit, None, excluded=dropped)
         allowed = None
         needs_sql = not flt.is_empty() or (not flt.include_expired and self.db.execute(
             "SELECT 1 FROM memories WHERE namespace = ? AND expires_at IS NOT NULL LIMIT 1",
@@ -131,8 +131,8 @@ class SearchMixin(SQLiteBase):
         # FTS5 ranks the namespace's matches on its own first (no per-match join: half the cost),
         # then the best ``window`` are checked against filters; a short page widens the window.
         window = max(2 * limit, 64)
-        if flt is not None and (flt.as_of is not None or flt.current_only):
-            window *= 4             # validity drops whole eras of a namespace: one ranked pass, not two
+        if flt is not None and flt.as_of is not None:
+            window *= 4             # an as_of drops whole eras of a namespace: one ranked pass, not two
         while True:
             rows = self.db.execute(
                 "SELECT m.id, f.n FROM (SELECT rowid, rank, count(*) OVER () AS n FROM "
