@@ -52,7 +52,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/mypy
 
 bench: setup
-	$(PY) bench/bench_engine.py
+	$(PY) -m bench.bench_engine
 
 # Starts (or reuses) the local Neo4j; prints `export GRAPHMEM_NEO4J_URI=...`.
 # make cannot export into your shell: run `eval "$$($(NEO4J_LOCAL) env)"` afterwards.

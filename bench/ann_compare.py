@@ -1,4 +1,4 @@
-"""usearch vs faiss-cpu HNSW for the embedded store's approximate vector index (issue 17, item 4).
+"""usearch vs faiss-cpu HNSW for the embedded store's approximate vector index.
 
 Same vectors (bench/scale_vectors.py: mixtures of real embeddings plus noise), same graph
 parameters, one run: build time, single-query latency (the store asks one query at a time),
@@ -6,7 +6,7 @@ recall@10 against exact search (raw, and after exact re-scoring of an over-fetch
 is how the store uses the index), serialized size. Hnswlib has no wheel for this Python, so it
 is not in the comparison.
 
-Usage: python bench/ann_compare.py [--size 100000] [--queries 300] [--base /tmp/base.npy]
+Usage: python -m bench.ann_compare [--size 100000] [--queries 300] [--base /tmp/base.npy]
        [--out bench/results/ann_compare.json]
 """
 
@@ -14,17 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.meta import latency_summary, run_facts  # noqa: E402
-from bench.scale_vectors import base_vectors, derived, query_vectors  # noqa: E402
+from bench.meta import latency_summary, run_facts
+from bench.scale_vectors import base_vectors, derived, query_vectors
 
 M, EF_BUILD = 16, 128
 POOL = 50  # the store's vector pool (search.recall_candidates)

@@ -1,4 +1,4 @@
-"""The embedded store's vector part alone at a million memories (issue 17, item 4).
+"""The embedded store's vector part alone at a million memories.
 
 bench_scale.py measures the whole store but its load runs at a few hundred memories/s on a busy
 2-core machine; this measures the part the approximate index changes, through the store's own
@@ -6,7 +6,7 @@ code (``NamespaceVectors`` + ``AnnIndex``: bulk load, index build, search with e
 save and load) on the same structured vectors (bench/scale_vectors.py), without SQLite rows.
 Query vectors are precomputed (drawn like the data), so timings exclude query embedding.
 
-Usage: python bench/bench_ann_scale.py [--size 1000000] [--queries 200] [--base /tmp/base.npy]
+Usage: python -m bench.bench_ann_scale [--size 1000000] [--queries 200] [--base /tmp/base.npy]
        [--connectivity N] [--expansion-add N] [--out bench/results/ann_scale.json]
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import tempfile
 import time
 from dataclasses import asdict, replace
@@ -23,13 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.meta import latency_summary, run_facts, time_calls  # noqa: E402
-from bench.scale_vectors import base_vectors, derived, query_vectors  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings  # noqa: E402
-from graphmem.stores.sqlite.vectors import NamespaceVectors, limit_blas_threads  # noqa: E402
+from bench.meta import latency_summary, run_facts, time_calls
+from bench.scale_vectors import base_vectors, derived, query_vectors
+from graphmem.config import load_settings
+from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings
+from graphmem.stores.sqlite.vectors import NamespaceVectors, limit_blas_threads
 
 
 def rss_mb() -> float:

@@ -6,7 +6,7 @@ imports a synthetic corpus through ``POST /v1/memories:batch``, then worker *pro
 each to 127.0.0.1 only. Reports requests/s and client-side p50/p95/p99 latency plus the
 server's own per-stage means from ``/metrics``, and writes ``bench/results/api.json``.
 
-Usage: python bench/bench_api.py [--memories 3000] [--workers 4] [--requests 250] [--threads 8]
+Usage: python -m bench.bench_api [--memories 3000] [--workers 4] [--requests 250] [--threads 8]
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.corpus import make_memories, make_queries
+from bench.meta import pct
+from graphmem.client import GraphmemClient, GraphmemClientError
 
-from bench.corpus import make_memories, make_queries  # noqa: E402
-from graphmem.client import GraphmemClient, GraphmemClientError  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 NAMESPACE = "bench"
 
@@ -39,11 +39,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3) if ordered else 0.0
 
 
 def start_server(data_dir: Path, port: int, threads: int, log_path: Path) -> subprocess.Popen:
@@ -158,10 +153,11 @@ def main() -> None:
         "k": args.k, "server_threads": args.threads, "server_startup_s": round(startup_s, 2),
         "ingest_s": round(ingest_s, 2), "ingest_per_s": round(created / ingest_s, 1),
         "wall_s": round(wall, 3), "requests_per_s": round(len(latencies) / wall, 1),
-        "latency_ms": {"p50": pct(latencies, 0.50), "p95": pct(latencies, 0.95), "p99": pct(latencies, 0.99),
+        "latency_ms": {"p50": pct(latencies, 0.50, 3), "p95": pct(latencies, 0.95, 3),
+                       "p99": pct(latencies, 0.99, 3),
                        "mean": round(statistics.fmean(latencies), 3) if latencies else 0.0,
                        "max": round(max(latencies), 3) if latencies else 0.0},
-        "single_client_latency_ms": {"requests": len(solo), "p50": pct(solo, 0.50), "p95": pct(solo, 0.95)},
+        "single_client_latency_ms": {"requests": len(solo), "p50": pct(solo, 0.50, 3), "p95": pct(solo, 0.95, 3)},
         "server_search_ms_mean": in_app_ms, "server_stage_ms_mean": stages, "server_exit_code": exit_code,
         "loadavg_1min": {"before": round(load_before, 2), "after": round(load_after, 2)},
         "cpu_count": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),

@@ -12,7 +12,7 @@ Each search embeds its query live and every query is used once (no cache hit): p
 current_only take turns on consecutive queries, over ``--passes`` passes; the figure is each
 mode's p50 and its ratio to the plain p50, per pass and as the median over passes.
 
-    python bench/bench_as_of.py [--size 10000] [--queries 150] [--passes 3]
+    python -m bench.bench_as_of [--size 10000] [--queries 150] [--passes 3]
         [--out bench/results/as_of_cost.json]
 """
 
@@ -20,23 +20,20 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.bench_scale import _items, to_memory  # noqa: E402
-from bench.corpus import make_queries  # noqa: E402
-from bench.meta import ROOT, latency_summary, run_facts, save_report  # noqa: E402
-from bench.scale_vectors import base_vectors, derived  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.model import MemoryFilter  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from bench.bench_scale import _items, to_memory
+from bench.corpus import make_queries
+from bench.meta import ROOT, latency_summary, run_facts, save_report
+from bench.scale_vectors import base_vectors, derived
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.engine import Graphmem
+from graphmem.model import MemoryFilter
+from graphmem.stores.sqlite import SQLiteStore
 
 NS = "bench"
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)

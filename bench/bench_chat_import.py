@@ -6,7 +6,7 @@ Why a whole command: that is what a user runs on their ``conversations.json``; t
 includes starting the process and loading the model. The export is generated deterministically
 (conversations of alternating user/assistant turns built from the bench corpus vocabulary, with a
 regenerated answer off the current branch in some), so reruns read the same file. Usage:
-    python bench/bench_chat_import.py --messages 5000 [--out bench/results/chat-import-5k.json]
+    python -m bench.bench_chat_import --messages 5000 [--out bench/results/chat-import-5k.json]
 """
 
 from __future__ import annotations
@@ -24,10 +24,8 @@ import time
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.corpus import FACTS, SUBJECTS, WORDS  # noqa: E402
-from bench.meta import ROOT, run_facts, save_report  # noqa: E402
+from bench.corpus import FACTS, SUBJECTS, WORDS
+from bench.meta import ROOT, run_facts, save_report
 
 QUESTIONS = ["How does the {s} work when it {f}?", "Why does the {s} {f}?",
              "Can you remind me whether the {s} {f}?", "What changes if the {s} no longer {f}?"]

@@ -1,11 +1,11 @@
-"""The cost of durable commits in the embedded store (issue 12, item 9): synchronous=FULL
+"""The cost of durable commits in the embedded store: synchronous=FULL
 (the default: an acknowledged write survives power loss) against NORMAL, in one run.
 
 Each write is its own transaction as behind ``POST /v1/memories``: the engine figures include
 validation, linking and the commit (embeddings come from a warmed cache, so the model is not
 timed); the store figures are the bare ``save_memory`` commit. Modes alternate round by round
 on fresh data dirs; the report gives per-round medians and their median and spread. Usage:
-    python bench/bench_durability.py [--n 300] [--rounds 5] [--out bench/results/durability.json]
+    python -m bench.bench_durability [--n 300] [--rounds 5] [--out bench/results/durability.json]
 """
 
 from __future__ import annotations
@@ -15,21 +15,17 @@ import json
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.bench_engine import pct  # noqa: E402
-from bench.corpus import make_memories  # noqa: E402
-from bench.provenance import provenance  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.embedding.prepare import ensure_model  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from bench.corpus import make_memories
+from bench.meta import pct, run_facts
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.embedding.prepare import ensure_model
+from graphmem.engine import Graphmem
+from graphmem.stores.sqlite import SQLiteStore
 
 MODES = ("FULL", "NORMAL")
 
@@ -82,7 +78,7 @@ def main() -> None:
             runs[mode].append(one_round(mode, corpus, embedder, root))
     filesystem = subprocess.run(["df", "-T", str(root)], capture_output=True, text=True).stdout.split("\n")[1:2]
     shutil.rmtree(root, ignore_errors=True)
-    report = {"provenance": provenance(), "n": args.n, "rounds": args.rounds,
+    report = {"provenance": run_facts(), "n": args.n, "rounds": args.rounds,
               "filesystem": " ".join(filesystem[0].split()[:2]) if filesystem else "unknown",
               **{mode: summarise(runs[mode]) for mode in MODES}}
     full, normal = report["FULL"], report["NORMAL"]

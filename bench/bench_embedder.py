@@ -1,7 +1,7 @@
 """Benchmark the default embedder: batch throughput and single-query latency.
 
 Why: retrieval latency budgets and ingest sizing depend on these two numbers.
-Run from the repo root: ``python -m bench.bench_embedder`` (or ``python bench/bench_embedder.py``
+Run from the repo root: ``python -m bench.bench_embedder`` (or ``python -m bench.bench_embedder``
 with graphmem installed); prints a table and writes
 ``bench/results/embedder.json``. Prepares the model first if needed.
 """
@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
+from bench.meta import pct
 from graphmem.embedding.cache import EmbeddingCache
 from graphmem.embedding.embedder import CachedEmbedder, FastEmbedder
 from graphmem.embedding.prepare import ensure_model
@@ -84,7 +85,6 @@ def main() -> None:
         t0 = time.perf_counter()
         emb.embed_query(q)
         lat_ms.append((time.perf_counter() - t0) * 1000)
-    qs = statistics.quantiles(lat_ms, n=100, method="inclusive")
 
     result = {
         "model": emb.model_id,
@@ -99,8 +99,8 @@ def main() -> None:
         "cached_docs_per_second": round(len(docs) / cached_s, 1),
         "batch_seconds": round(batch_s, 3),
         "queries": len(lat_ms),
-        "query_ms_p50": round(qs[49], 3),
-        "query_ms_p95": round(qs[94], 3),
+        "query_ms_p50": round(pct(lat_ms, 0.50), 3),
+        "query_ms_p95": round(pct(lat_ms, 0.95), 3),
         "query_ms_mean": round(statistics.fmean(lat_ms), 3),
         "cpu_count": os.cpu_count(),
         "loadavg_1min_at_end": round(os.getloadavg()[0], 2),  # other work on the box skews numbers

@@ -1,14 +1,14 @@
-"""Engine benchmarks on the embedded store (issue 3):
+"""Engine benchmarks on the embedded store:
 
 - insert cost per memory (one `add` at a time: embed + dedupe + link + save) measured at
   1k and 50k stored memories; the ratio must stay under 1.5 (degree-bounded, index-driven linking);
 - search latency p50/p95 at 10k and 100k memories with each stage's share, every query embedded
   live (the cache serves only the bulk corpus).
 
-Usage: python bench/bench_engine.py [--sizes 1000,10000,50000,100000] [--out bench/results/engine.json]
+Usage: python -m bench.bench_engine [--sizes 1000,10000,50000,100000] [--out bench/results/engine.json]
        [--embed-cache PATH]   (probe texts differ per checkpoint, so probe inserts always embed)
        [--probe-repeats N]    (N rounds of probe inserts per checkpoint: median and spread of the ratio)
-       python bench/bench_engine.py --interleave LOW_DIR,HIGH_DIR --probe-repeats N
+       python -m bench.bench_engine --interleave LOW_DIR,HIGH_DIR --probe-repeats N
                               (two kept stores, e.g. a 1k and a 50k one this script loaded: probe rounds
                               alternate between them, so load drift on a shared machine hits both alike)
 Bulk loading between checkpoints uses the normal batched ingest path.
@@ -20,21 +20,18 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.corpus import make_memories, make_queries  # noqa: E402
-from bench.live_query import LiveQueryEmbedder  # noqa: E402
-from bench.meta import pct, run_facts, summarize_runs  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.embedding.prepare import ensure_model  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from bench.corpus import make_memories, make_queries
+from bench.live_query import LiveQueryEmbedder
+from bench.meta import pct, run_facts, summarize_runs
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.embedding.prepare import ensure_model
+from graphmem.engine import Graphmem
+from graphmem.stores.sqlite import SQLiteStore
 
 
 def measure_inserts(engine: Graphmem, probes: list[dict]) -> dict:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from bench.meta import run_facts, save_report
 from graphmem.embedding.cache import EmbeddingCache
-from graphmem.ops.backup import sqlite_backup
 from graphmem.stores.sqlite.store import SQLiteStore
 
 
@@ -25,7 +24,7 @@ def main() -> None:
         root = Path(tmp)
         store = SQLiteStore(root / "data")
         store.ensure_schema("bench-model", 4)
-        backup = sqlite_backup(store.db, root / "backups" / "copy.sqlite")
+        backup = store.backup_file(root / "backups" / "copy.sqlite")
         cache = EmbeddingCache(root / "cache" / "embeddings.sqlite")
         paths = {"data_dir": store.path.parent, "database": store.path, "wal": Path(f"{store.path}-wal"),
                  "backup": backup, "embedding_cache": cache.path}

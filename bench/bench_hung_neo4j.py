@@ -9,7 +9,7 @@ until the database came back and the probes waited behind them.
 
 ``tests/reliability/test_hung_neo4j.py`` asserts on this scenario; as a script it saves the
 figures. Usage:
-    python bench/bench_hung_neo4j.py [--frozen 14] [--out bench/results/hung_neo4j.json]
+    python -m bench.bench_hung_neo4j [--frozen 14] [--out bench/results/hung_neo4j.json]
 """
 
 from __future__ import annotations
@@ -18,20 +18,17 @@ import argparse
 import contextlib
 import os
 import signal
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.bench_outage import PrivateNeo4j  # noqa: E402
-from bench.corpus import make_queries  # noqa: E402
-from bench.fault_kit import call, child_env, free_port, graphmem, mcp_tool, process, summary  # noqa: E402
-from bench.meta import run_facts, save_report  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
+from bench.bench_outage import PrivateNeo4j
+from bench.corpus import make_queries
+from bench.fault_kit import call, child_env, free_port, graphmem, mcp_tool, process, summary
+from bench.meta import run_facts, save_report
+from graphmem.config import load_settings
 
 SEED = ["The nightly backup of the storage volumes runs at 02:00 UTC",
         "Deploys to production need a green canary for 30 minutes",

@@ -1,4 +1,4 @@
-"""Bulk import rate on the embedded store (issue 17 item 3), through ``import_jsonl`` (what
+"""Bulk import rate on the embedded store, through ``import_jsonl`` (what
 ``graphmem import`` runs): with cached embeddings, and end to end with live embedding next to
 the embedder's own documents/s in the same run.
 
@@ -6,8 +6,8 @@ Why ratios: the machine is shared, so absolute rates swing with load; ingest and
 timed in the same repeat, back to back, give a ratio that holds better. Insert cost is the
 per-memory time of the chunks written near the end of the cached run against the chunks
 written at about 1k memories (``--flat-at``). Usage:
-    python bench/bench_ingest.py --n 10000 --live-n 1000 --repeat 3 [--out bench/results/ingest.json]
-    python bench/bench_ingest.py --n 10000 --profile [--out bench/results/profile-ingest-10k.json]
+    python -m bench.bench_ingest --n 10000 --live-n 1000 --repeat 3 [--out bench/results/ingest.json]
+    python -m bench.bench_ingest --n 10000 --profile [--out bench/results/profile-ingest-10k.json]
       (one cached import under cProfile: where the time goes, no live runs)
 """
 
@@ -20,22 +20,19 @@ import os
 import pstats
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.corpus import make_memories  # noqa: E402
-from bench.meta import run_facts, summarize_runs  # noqa: E402
-from bench.profile_search import top  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.embedding.prepare import ensure_model  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.ingest import bulk  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from bench.corpus import make_memories
+from bench.meta import run_facts, summarize_runs
+from bench.profile_search import top
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.embedding.prepare import ensure_model
+from graphmem.engine import Graphmem
+from graphmem.ingest import bulk
+from graphmem.stores.sqlite import SQLiteStore
 
 
 class ChunkTimer:

@@ -1,4 +1,4 @@
-"""The cost of the worst request [limits] allows, against a default search (issue 12 item 6).
+"""The cost of the worst request [limits] allows, against a default search.
 
 In one process on one corpus (real ONNX embedder, embedded store), rounds interleave: a default
 search; a search with every cost lever at its [limits] ceiling; GET /v1/graph's worst case (max
@@ -6,7 +6,7 @@ ids, max hops, plus a query's max_k results); and the same two worst cases under
 uncapped bounds (recall 1000 x overfetch 20, postings 1e7, 100 seeds x 100, graph 50 ids x 3
 hops). Timings include query embedding. Target: worst / default <= 5.
 
-    .venv/bin/python bench/bench_limits.py --n 3000 --rounds 5 --out bench/results/limits.json
+    .venv/bin/python -m bench.bench_limits --n 3000 --rounds 5 --out bench/results/limits.json
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.corpus import make_memories, make_queries
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.engine import Graphmem
+from graphmem.stores.sqlite import SQLiteStore
 
-from bench.corpus import make_memories, make_queries  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 OLD_CEILINGS = {"max_recall_candidates": 1000, "max_lexical_overfetch": 20, "max_lexical_postings": 10_000_000,
                 "max_lexical_lookup_terms": 64, "max_expansion_seeds": 100, "max_expansion_per_seed": 100,
@@ -97,7 +96,7 @@ def main() -> None:
         engines["new"].store.close()
     base = statistics.median(times["default_search"])
     out = {
-        "command": "python bench/bench_limits.py " + " ".join(sys.argv[1:]),
+        "command": "python -m bench.bench_limits " + " ".join(sys.argv[1:]),
         "commit": commit,
         "memories": args.n, "rounds": args.rounds, "queries": args.queries,
         "note": "Timings include query embedding; one process, cases interleaved per query; the machine is shared "

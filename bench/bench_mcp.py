@@ -7,7 +7,7 @@ Every query is sent to each interface in turn, rotating the order, so machine no
 all of them alike; each pass reports p50/p95 per interface and the JSON keeps the median and
 spread over passes. Times are client-side round trips and include query embedding.
 
-Usage: python bench/bench_mcp.py [--memories 1000] [--queries 200] [--passes 3] [--k 10]
+Usage: python -m bench.bench_mcp [--memories 1000] [--queries 200] [--passes 3] [--k 10]
 """
 
 from __future__ import annotations
@@ -26,18 +26,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from anyio.from_thread import start_blocking_portal
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from bench.corpus import make_memories, make_queries
+from bench.meta import latency_summary, run_facts, summarize_runs
+from graphmem.client import GraphmemClient, GraphmemClientError
+from graphmem.config import load_settings
+from graphmem.engine import Graphmem
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from anyio.from_thread import start_blocking_portal  # noqa: E402
-from mcp import Client, StdioServerParameters  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-
-from bench.corpus import make_memories, make_queries  # noqa: E402
-from bench.meta import latency_summary, run_facts, summarize_runs  # noqa: E402
-from graphmem.client import GraphmemClient, GraphmemClientError  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
 
 NAMESPACE = "bench"
 

@@ -6,7 +6,7 @@ real LoCoMo turns and questions (read in place from ../shared), so token lengths
 realistic. Each figure is measured ``--rounds`` times, the models taking turns within each
 round (the machine is shared: the median and the spread are reported, with the load average).
 
-    PYTHONPATH=. python bench/bench_models.py            # writes bench/results/models.json
+    PYTHONPATH=. python -m bench.bench_models            # writes bench/results/models.json
 """
 
 from __future__ import annotations
@@ -15,22 +15,21 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.meta import command_line, pct
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.embedding.models import MODELS
+from graphmem.embedding.prepare import ensure_model
+from graphmem.engine import Graphmem
+from graphmem.eval.dataset import locomo_dir, read_jsonl
+from graphmem.eval.provenance import provenance
+from graphmem.stores.sqlite import SQLiteStore
 
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.embedding.models import MODELS  # noqa: E402
-from graphmem.embedding.prepare import ensure_model  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.eval.dataset import locomo_dir, read_jsonl  # noqa: E402
-from graphmem.eval.provenance import provenance  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def spread(values: list[float]) -> dict[str, float]:
@@ -45,8 +44,7 @@ def query_round(emb, questions: list[str]) -> tuple[float, float]:
         t0 = time.perf_counter()
         emb.embed_query(q)
         lat.append((time.perf_counter() - t0) * 1000)
-    cuts = statistics.quantiles(lat, n=100, method="inclusive")
-    return cuts[49], cuts[94]
+    return pct(lat, 0.50), pct(lat, 0.95)
 
 
 def ingest_round(emb, turns: list[dict]) -> float:
@@ -104,7 +102,7 @@ def main() -> None:
     for row in results:
         print(json.dumps(row), flush=True)
     out = {"provenance": provenance([base / "memories.jsonl", base / "queries_no_adv.jsonl"], vars(args) | {
-        "out": str(args.out)}, "python " + " ".join(sys.argv)),
+        "out": str(args.out)}, command_line()),
            "cpu_count": os.cpu_count(), "loadavg_1min": [round(x, 2) for x in load],
            "note": "shared 2-core machine: other jobs ran meanwhile; compare models within this file only",
            "memories": len(turns), "queries": len(questions), "rounds": args.rounds, "models": results}

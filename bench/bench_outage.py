@@ -1,4 +1,4 @@
-"""A Neo4j outage seen through the HTTP API (issue 12, item 3): response times while the store is
+"""A Neo4j outage seen through the HTTP API: response times while the store is
 down, and recovery after it returns, on a private Neo4j started and stopped here.
 
 The API app runs in this process over the real engine and a real Neo4j (``neo4j-local`` with its
@@ -6,7 +6,7 @@ own run and data dirs); ``threads`` clients search, add and probe ``/readyz`` in
 the database is stopped, then it is restarted on the same port and data. The test
 ``tests/reliability/test_neo4j_outage.py`` asserts on this scenario; run as a script it saves
 the figures. Usage:
-    python bench/bench_outage.py [--down 8] [--out bench/results/outage.json]
+    python -m bench.bench_outage [--down 8] [--out bench/results/outage.json]
 """
 
 from __future__ import annotations
@@ -16,20 +16,16 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.bench_engine import pct  # noqa: E402
-from bench.provenance import provenance  # noqa: E402
-from graphmem.api import create_app  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.stores.factory import open_store  # noqa: E402
+from bench.meta import pct, run_facts
+from graphmem.api import create_app
+from graphmem.config import load_settings
+from graphmem.engine import Graphmem
+from graphmem.stores.factory import open_store
 
 LAUNCHER = Path(__file__).resolve().parents[1] / "docker" / "neo4j-local" / "neo4j-local"
 FALLBACK_VERSION = "5.26.30"          # as tests/run.sh: the LTS on Java 17 when no JDK 21 is installed
@@ -159,7 +155,7 @@ def main() -> None:
         result = run_outage(Path(tmp), load_embedder(), args.down, args.threads)
     samples = result.pop("samples")
     settings = load_settings(use_env=False).store
-    report = {"provenance": provenance(), "config": {k: getattr(settings, k) for k in (
+    report = {"provenance": run_facts(), "config": {k: getattr(settings, k) for k in (
         "neo4j_connection_timeout", "neo4j_acquisition_timeout", "neo4j_max_retry_time",
         "neo4j_transient_retry_time", "neo4j_breaker_failures", "neo4j_breaker_cooldown",
         "neo4j_ping_timeout")}, **result,

@@ -1,4 +1,4 @@
-"""The embedded store at 10k / 100k / 1M memories (issue 17, item 4).
+"""The embedded store at 10k / 100k / 1M memories.
 
 Vectors are precomputed (bench/scale_vectors.py: mixtures of ~10k real MiniLM corpus embeddings
 plus noise), so the model runs only for the base sentences (cached) and for the queries (live).
@@ -17,7 +17,7 @@ edges are not part of this bench). At each size it reports:
   texts, and the tighter one over graphmem's own lookup terms), passes alternating, ``--repeats``
   times. No edges here, so expansion finds nothing to add (its read still runs).
 
-Usage: python bench/bench_scale.py [--sizes 10000,100000,1000000] [--queries 200]
+Usage: python -m bench.bench_scale [--sizes 10000,100000,1000000] [--queries 200]
        [--base /tmp/base.npy] [--embed-cache /tmp/emb.sqlite] [--out bench/results/scale.json]
        [--data-dir DIR] (kept, and reused by the next run: memories already there are not loaded again)
        [--floor --repeats 3]
@@ -29,7 +29,6 @@ import argparse
 import hashlib
 import json
 import resource
-import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -37,20 +36,18 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.corpus import make_memories, make_queries  # noqa: E402
-from bench.floor import Floor, lookup_terms, passes  # noqa: E402
-from bench.meta import latency_summary, run_facts, time_calls  # noqa: E402
-from bench.scale_vectors import base_vectors, derived, query_vectors  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.model import Memory, MemoryFilter  # noqa: E402
-from graphmem.stores.base import MemoryStore  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
-from graphmem.stores.sqlite.ann import AnnSettings  # noqa: E402
-from graphmem.text import tokenize  # noqa: E402
+from bench.corpus import make_memories, make_queries
+from bench.floor import Floor, lookup_terms, passes
+from bench.meta import latency_summary, run_facts, time_calls
+from bench.scale_vectors import base_vectors, derived, query_vectors
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.engine import Graphmem
+from graphmem.model import Memory, MemoryFilter
+from graphmem.stores.base import MemoryStore
+from graphmem.stores.sqlite import SQLiteStore
+from graphmem.stores.sqlite.ann import AnnSettings
+from graphmem.text import tokenize
 
 NS = "bench"
 STAMP = "2026-01-01T00:00:00.000000Z"

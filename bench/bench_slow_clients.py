@@ -6,7 +6,7 @@ and every other client waited in the backlog.
 
 ``tests/reliability/test_slow_clients.py`` asserts on this scenario; as a script it saves the
 figures. Usage:
-    python bench/bench_slow_clients.py [--slow 200] [--seconds 10] [--request-timeout 5]
+    python -m bench.bench_slow_clients [--slow 200] [--seconds 10] [--request-timeout 5]
         [--out bench/results/slow_clients.json]
 """
 
@@ -15,18 +15,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import socket
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.corpus import make_queries  # noqa: E402
-from bench.fault_kit import call, child_env, free_port, graphmem, mcp_tool, process, summary  # noqa: E402
-from bench.meta import run_facts, save_report  # noqa: E402
+from bench.corpus import make_queries
+from bench.fault_kit import call, child_env, free_port, graphmem, mcp_tool, process, summary
+from bench.meta import run_facts, save_report
 
 BODY_BYTES = 100_000         # announced Content-Length: the slow bodies never complete in the run
 SEED = ["The nightly backup of the storage volumes runs at 02:00 UTC",

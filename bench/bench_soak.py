@@ -1,11 +1,11 @@
-"""A bounded concurrency soak over HTTP on loopback (issue 12): writers, readers and deleters
+"""A bounded concurrency soak over HTTP on loopback: writers, readers and deleters
 against a real ``graphmem serve`` process, then every acknowledged write is verified.
 
 Counts every 5xx and transport error, and checks afterwards that each acknowledged (201) memory
 that was not deleted can be read back, and that each acknowledged delete (204) stays deleted.
 ``tests/reliability/test_soak.py`` asserts on this scenario; as a script it starts its own
 server and saves the figures. Usage:
-    python bench/bench_soak.py [--seconds 30] [--out bench/results/soak.json]
+    python -m bench.bench_soak [--seconds 30] [--out bench/results/soak.json]
 """
 
 from __future__ import annotations
@@ -13,18 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import tempfile
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.bench_engine import pct  # noqa: E402
-from bench.provenance import provenance  # noqa: E402
-from graphmem.client import GraphmemClient, GraphmemClientError  # noqa: E402
+from bench.meta import pct, run_facts
+from graphmem.client import GraphmemClient, GraphmemClientError
 
 TOPICS = ["billing deploys", "search indexes", "backup rotation", "auth tokens", "email queues", "cache warmup"]
 QUERIES = ["how are backups rotated", "billing deploy pipeline", "token expiry rules", "queue retries"]
@@ -157,7 +153,7 @@ def main() -> None:
             report = run_soak(server.url, args.seconds)
         finally:
             report_exit = server.stop()
-        report.update(provenance=provenance(), server_exit=report_exit, check=check_data_dir(Path(tmp) / "data"))
+        report.update(provenance=run_facts(), server_exit=report_exit, check=check_data_dir(Path(tmp) / "data"))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))

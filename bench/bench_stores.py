@@ -1,4 +1,4 @@
-"""Embedded store vs Neo4j in one run at N memories: ingest throughput and search p50/p95 (issue 16).
+"""Embedded store vs Neo4j in one run at N memories: ingest throughput and search p50/p95.
 
 Both stores ingest the same synthetic corpus through the normal batched ingest path
 (``Graphmem.add_batch``, 500 a batch). Document embeddings come from one warmed embedding cache, so
@@ -10,7 +10,7 @@ a search in turn (``*_in_turn``: full-text recall not overlapped with the query 
 store.recall_overlap_workers = 0) in the same pass. ``--repeat`` runs it all again on fresh
 stores (ingest included). The tenant-independence figure is bench/bench_tenants.py. Usage:
     eval "$(docker/neo4j-local/neo4j-local start)"
-    python bench/bench_stores.py --n 10000 [--passes 5] [--repeat 2] [--out bench/results/stores.json]
+    python -m bench.bench_stores --n 10000 [--passes 5] [--repeat 2] [--out bench/results/stores.json]
 """
 
 from __future__ import annotations
@@ -26,18 +26,16 @@ import time
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.corpus import make_memories, make_queries  # noqa: E402
-from bench.live_query import LiveQueryEmbedder  # noqa: E402
-from bench.meta import pct, run_facts, save_report  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.embedding.prepare import ensure_model  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.retrieval.overlap import Overlap  # noqa: E402
-from graphmem.stores.neo4j import Neo4jStore  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from bench.corpus import make_memories, make_queries
+from bench.live_query import LiveQueryEmbedder
+from bench.meta import pct, run_facts, save_report
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.embedding.prepare import ensure_model
+from graphmem.engine import Graphmem
+from graphmem.retrieval.overlap import Overlap
+from graphmem.stores.neo4j import Neo4jStore
+from graphmem.stores.sqlite import SQLiteStore
 
 WARMUP = 5
 

@@ -3,7 +3,7 @@ on the labelled memory-update pairs of tests/fixtures/supersede/pairs.jsonl (lab
 the rule ran): each pair's two memories are embedded with the real model and the rule is asked
 whether the newer may supersede the older, under the ``[supersede]`` thresholds of defaults.toml.
 
-    python bench/bench_supersede_candidates.py [--out bench/results/supersede_candidates.json]
+    python -m bench.bench_supersede_candidates [--out bench/results/supersede_candidates.json]
 
 Also reports the same figures for a few other thresholds (a sweep, for the record: the defaults
 were chosen before it ran), and every false positive and false negative with its spans.
@@ -13,20 +13,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.meta import ROOT, run_facts, save_report  # noqa: E402
-from graphmem.config import SupersedeSettings, load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.embedding.prepare import ensure_model  # noqa: E402
-from graphmem.ingest.supersede_candidates import propose  # noqa: E402
-from graphmem.model import Memory  # noqa: E402
-from graphmem.text import content_hash, normalize_category, normalize_tag, term_counts  # noqa: E402
+from bench.meta import ROOT, run_facts, save_report
+from graphmem.config import SupersedeSettings, load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.embedding.prepare import ensure_model
+from graphmem.ingest.supersede_candidates import propose
+from graphmem.model import Memory
+from graphmem.text import content_hash, normalize_category, normalize_tag, term_counts
 
 PAIRS = ROOT / "tests/fixtures/supersede/pairs.jsonl"
 

@@ -1,4 +1,4 @@
-"""Tenant independence (issue 16): a small namespace's search p50 while another namespace holds
+"""Tenant independence: a small namespace's search p50 while another namespace holds
 about as many memories, then 50x as many, on both stores.
 
 Per store, the small namespace (``--small``, 1,000) is ingested through the normal batched path
@@ -9,7 +9,7 @@ no model; ``store.save_batch``, 5k a transaction, no edges) holding the same voc
 ``--passes`` passes at each size (queries embedded live, k=10, every stage); each pass times the
 embedded store and then Neo4j, so the two stores see the same load. Usage:
     eval "$(docker/neo4j-local/neo4j-local start)"
-    python bench/bench_tenants.py [--small 1000 --before 1000 --after 50000 --passes 5]
+    python -m bench.bench_tenants [--small 1000 --before 1000 --after 50000 --passes 5]
         [--embed-cache FILE] [--out bench/results/tenants.json]
 """
 
@@ -19,25 +19,22 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.bench_scale import load  # noqa: E402
-from bench.bench_stores import ingest, search_ms, spread  # noqa: E402
-from bench.corpus import make_memories, make_queries  # noqa: E402
-from bench.live_query import LiveQueryEmbedder  # noqa: E402
-from bench.meta import run_facts, save_report  # noqa: E402
-from bench.scale_vectors import base_vectors  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.embedding.prepare import ensure_model  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.stores.neo4j import Neo4jStore  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from bench.bench_scale import load
+from bench.bench_stores import ingest, search_ms, spread
+from bench.corpus import make_memories, make_queries
+from bench.live_query import LiveQueryEmbedder
+from bench.meta import run_facts, save_report
+from bench.scale_vectors import base_vectors
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.embedding.prepare import ensure_model
+from graphmem.engine import Graphmem
+from graphmem.stores.neo4j import Neo4jStore
+from graphmem.stores.sqlite import SQLiteStore
 
 KINDS = ("sqlite", "neo4j")
 

@@ -7,7 +7,7 @@ are the robust figure): ``off`` (``[topics] enabled = false``, the store before 
 locomo-dev's turns (what topics are for), imported through ``import_jsonl`` as
 ``graphmem import`` does, into one namespace.
 
-    python bench/bench_topics_ingest.py --repeat 3 [--out bench/results/topics_ingest.json]
+    python -m bench.bench_topics_ingest --repeat 3 [--out bench/results/topics_ingest.json]
 """
 
 from __future__ import annotations
@@ -17,22 +17,19 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.bench_ingest import write_jsonl  # noqa: E402
-from bench.meta import run_facts  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.embedding.prepare import ensure_model  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.eval.dataset import locomo_dir  # noqa: E402
-from graphmem.ingest import bulk  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from bench.bench_ingest import write_jsonl
+from bench.meta import run_facts
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.embedding.prepare import ensure_model
+from graphmem.engine import Graphmem
+from graphmem.eval.dataset import locomo_dir
+from graphmem.ingest import bulk
+from graphmem.stores.sqlite import SQLiteStore
 
 CONFIGS = {"off": {"topics": {"enabled": False}},
            "extracted": {"edges": {"topic_tag_weight": 0.0}},

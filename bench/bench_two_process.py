@@ -13,7 +13,7 @@ Each round:
 Afterwards the servers stop and ``graphmem check`` (no repair) must report no problem.
 ``tests/reliability/test_two_process_race.py`` asserts on one short run; as a script it runs
 ``--rounds`` rounds and saves the figures. Usage:
-    python bench/bench_two_process.py [--rounds 5] [--ids 16] [--out bench/results/two_process_race.json]
+    python -m bench.bench_two_process [--rounds 5] [--ids 16] [--out bench/results/two_process_race.json]
 """
 
 from __future__ import annotations
@@ -32,10 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.provenance import provenance  # noqa: E402
-from graphmem.client import GraphmemClient, GraphmemClientError  # noqa: E402
+from bench.meta import run_facts
+from graphmem.client import GraphmemClient, GraphmemClientError
 
 ROOT = Path(__file__).resolve().parents[1]
 NS = "race"
@@ -302,7 +300,7 @@ def main() -> None:
         finally:
             exits = [srv.stop() for srv in servers]
         report.update(seconds=round(time.monotonic() - started, 1), server_exits=exits,
-                      check=check_data_dir(tmp / "data", child_env()), provenance=provenance())
+                      check=check_data_dir(tmp / "data", child_env()), provenance=run_facts())
         if args.note:
             report["note"] = args.note
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

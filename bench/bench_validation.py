@@ -5,7 +5,7 @@ Both trees are exported from git; each parses the same search bodies with its ow
 from the raw request to the engine's SearchConfig (body parse, field checks, filters, recipe and
 tunables, k), inside a real Flask request context. Runs alternate old/new to share the noise.
 
-    .venv/bin/python bench/bench_validation.py --before b1082a8 --out bench/results/validation.json
+    .venv/bin/python -m bench.bench_validation --before b1082a8 --out bench/results/validation.json
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def main() -> None:
     rev = {k: subprocess.run(["git", "rev-parse", getattr(args, k)], capture_output=True, text=True,
                              cwd=ROOT).stdout.strip() for k in ("before", "after")}
     result = {
-        "command": "python bench/bench_validation.py " + " ".join(sys.argv[1:]),
+        "command": "python -m bench.bench_validation " + " ".join(sys.argv[1:]),
         "commits": rev,
         "note": "Median microseconds per search request to parse and validate (raw body -> SearchConfig), "
                 f"{args.iterations} requests per run, {args.repeats} alternating runs; shared 2-core machine.",

@@ -6,8 +6,8 @@ Floors are each metric as measured, rounded *down* to 3 decimals; the tests allo
 - bench/results/eval-fixture/report.json       (graphmem eval on the agent-memory fixture)
 - bench/results/eval-locomo-conv26/report.json (graphmem eval --only conv-26 --by category)
 
-    PYTHONPATH=. python bench/derive_floors.py            # rewrites tests/eval/floors.json
-    PYTHONPATH=. python bench/derive_floors.py --check    # exit 1 when the file differs
+    PYTHONPATH=. python -m bench.derive_floors            # rewrites tests/eval/floors.json
+    PYTHONPATH=. python -m bench.derive_floors --check    # exit 1 when the file differs
 """
 
 from __future__ import annotations

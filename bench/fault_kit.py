@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from bench.meta import pct
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -112,10 +114,8 @@ def summary(samples: list[dict[str, Any]]) -> dict[str, Any]:
         return {"n": 0}
     times = sorted(s["seconds"] for s in samples)
 
-    def pct(q: float) -> float:
-        return round(times[min(len(times) - 1, int(round(q * (len(times) - 1))))], 3)
-
-    out: dict[str, Any] = {"n": len(times), "p50_s": pct(0.5), "p95_s": pct(0.95), "max_s": round(times[-1], 3),
+    out: dict[str, Any] = {"n": len(times), "p50_s": pct(times, 0.5, 3), "p95_s": pct(times, 0.95, 3),
+                           "max_s": round(times[-1], 3),
                            "statuses": sorted({s["status"] for s in samples})}
     codes = sorted({str(s["error_code"]) for s in samples if s.get("error_code")})
     if codes:

@@ -1,4 +1,4 @@
-"""graphmem search against its floor, in one run (issue 17).
+"""graphmem search against its floor, in one run.
 
 The floor is the same work done bare: embed the query (live, no cache), one exact dot product
 over the namespace's float32 matrix, one FTS5 bm25 query over the same tokens. graphmem's search
@@ -7,7 +7,7 @@ floor / graphmem and repeat, so the ratio holds on any machine, busy or quiet. E
 queries no earlier pass (or the warm-up) sent, as a user's queries are new to the row cache, and
 the first pass is reported apart.
 
-Usage: python bench/floor.py [--sizes 10000] [--queries 200] [--repeats 3]
+Usage: python -m bench.floor [--sizes 10000] [--queries 200] [--repeats 3]
        [--embed-cache /tmp/emb.sqlite] [--out bench/results/floor.json] [--data-dir DIR]
 The embedding cache only serves the corpus (documents); queries are always embedded live.
 
@@ -22,24 +22,21 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.corpus import make_memories, pass_queries  # noqa: E402
-from bench.live_query import LiveQueryEmbedder  # noqa: E402
-from bench.meta import latency_summary, run_facts, summarize_runs, time_calls  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import Embedder, load_embedder  # noqa: E402
-from graphmem.embedding.prepare import ensure_model  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.retrieval import recall  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
-from graphmem.text import tokenize  # noqa: E402
+from bench.corpus import make_memories, pass_queries
+from bench.live_query import LiveQueryEmbedder
+from bench.meta import latency_summary, run_facts, summarize_runs, time_calls
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import Embedder, load_embedder
+from graphmem.embedding.prepare import ensure_model
+from graphmem.engine import Graphmem
+from graphmem.retrieval import recall
+from graphmem.stores.sqlite import SQLiteStore
+from graphmem.text import tokenize
 
 POOL = 100  # candidates the floor fetches per channel (graphmem's default recall pool is of this order)
 

@@ -1,7 +1,7 @@
 """How often query-time grouping of copies fires on conversational data (locomo-dev, one
 conversation), with group_copies switched on per request: queries with a group, copies grouped.
 
-    PYTHONPATH=. python bench/group_check.py --only conv-26   # writes bench/results/group-copies-conv26.json
+    PYTHONPATH=. python -m bench.group_check --only conv-26   # writes bench/results/group-copies-conv26.json
 """
 
 from __future__ import annotations
@@ -12,16 +12,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.embedding.prepare import default_cache_root
+from graphmem.engine import Graphmem
+from graphmem.eval.dataset import locomo_dir, read_jsonl
+from graphmem.eval.provenance import provenance
+from graphmem.stores.sqlite import SQLiteStore
 
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.embedding.prepare import default_cache_root  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.eval.dataset import locomo_dir, read_jsonl  # noqa: E402
-from graphmem.eval.provenance import provenance  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:

@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from graphmem.eval.metrics import percentile
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -28,10 +30,17 @@ def _git(*args: str) -> str:
         return "unknown"
 
 
+def command_line() -> str:
+    """The command as a user would type it again: ``python -m bench.x ...`` for a module run."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    head = ["-m", spec.name] if spec is not None and spec.name else sys.argv[:1]
+    return " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *head, *sys.argv[1:]])
+
+
 def run_facts() -> dict[str, Any]:
     """Command line, commit (and whether the tree was dirty), cores, load average, versions."""
     return {
-        "command": " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv]),
+        "command": command_line(),
         "git_commit": _git("rev-parse", "HEAD"),
         "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
         "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -40,10 +49,10 @@ def run_facts() -> dict[str, Any]:
     }
 
 
-def pct(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile (q in [0, 1])."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+def pct(values: Sequence[float], q: float, ndigits: int | None = None) -> float:
+    """The project's one percentile rule (``graphmem.eval.metrics.percentile``), q in [0, 1]."""
+    value = percentile(values, q * 100.0)
+    return value if ndigits is None else round(value, ndigits)
 
 
 def summarize_runs(per_run: list[dict[str, float]]) -> dict[str, Any]:

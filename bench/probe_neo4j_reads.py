@@ -1,4 +1,4 @@
-"""Two Neo4j read choices on one loaded namespace (issue 16), each compared in one run.
+"""Two Neo4j read choices on one loaded namespace, each compared in one run.
 
 1. Vector over-fetch (``store.neo4j_vector_overfetch``): for each factor, the vector call's p50 and
    its top ``--limit`` ids' recall against the exact scan of the namespace (vector_scan.cypher).
@@ -9,7 +9,7 @@ The namespace is loaded through ``Graphmem.add_batch`` (bench corpus, document e
 warmed cache, edges linked) and dropped at the end. Configurations alternate within each round, so
 they see the same load. Usage:
     eval "$(docker/neo4j-local/neo4j-local start)"
-    python bench/probe_neo4j_reads.py [--n 10000] [--queries 60] [--out bench/results/probe-neo4j-reads.json]
+    python -m bench.probe_neo4j_reads [--n 10000] [--queries 60] [--out bench/results/probe-neo4j-reads.json]
 """
 
 from __future__ import annotations
@@ -17,27 +17,24 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from neo4j import READ_ACCESS
 
-from neo4j import READ_ACCESS  # noqa: E402
-
-from bench.bench_stores import ingest  # noqa: E402
-from bench.corpus import make_memories, make_queries  # noqa: E402
-from bench.meta import run_facts, save_report  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.embedding.prepare import ensure_model  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.model import MemoryFilter  # noqa: E402
-from graphmem.stores.neo4j import Neo4jStore  # noqa: E402
-from graphmem.stores.neo4j import queries as Q  # noqa: E402
-from graphmem.stores.neo4j.records import filter_params  # noqa: E402
+from bench.bench_stores import ingest
+from bench.corpus import make_memories, make_queries
+from bench.meta import run_facts, save_report
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.embedding.prepare import ensure_model
+from graphmem.engine import Graphmem
+from graphmem.model import MemoryFilter
+from graphmem.stores.neo4j import Neo4jStore
+from graphmem.stores.neo4j import queries as Q
+from graphmem.stores.neo4j.records import filter_params
 
 NOW = "2100-01-01T00:00:00.000000Z"
 

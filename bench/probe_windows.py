@@ -1,7 +1,7 @@
 """Probe: a turn alone vs a window of its session as a second key (the window text embedded, or the unit
 mean of its turns' vectors), every turn scored by min-max hybrid fusion; recall@10 on locomo-dev.
 
-PYTHONPATH=. python bench/probe_windows.py sentence-transformers/all-MiniLM-L6-v2
+PYTHONPATH=. python -m bench.probe_windows sentence-transformers/all-MiniLM-L6-v2
 """
 
 import json
@@ -12,7 +12,6 @@ from collections import defaultdict
 
 import numpy as np
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
 from graphmem.embedding.embedder import load_embedder
 from graphmem.text import term_counts, tokenize
 

@@ -1,10 +1,10 @@
-"""Where batched ingest spends its time on each store (issue 16): seconds inside each call of the
+"""Where batched ingest spends its time on each store: seconds inside each call of the
 store contract (outermost calls only, with their counts), the rest (validation, linking, scoring in Python).
 
 Ingests the same ``--n`` bench-corpus memories (document embeddings from ``--embed-cache``) through
 ``Graphmem.add_batch`` (500 a batch) into a fresh namespace of the embedded store and of Neo4j
 (``GRAPHMEM_NEO4J_URI``), one after the other. Usage:
-    python bench/profile_neo4j_ingest.py --n 2000 --embed-cache FILE
+    python -m bench.profile_neo4j_ingest --n 2000 --embed-cache FILE
         [--out bench/results/profile-neo4j-ingest.json]
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 import uuid
@@ -20,16 +19,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.corpus import make_memories  # noqa: E402
-from bench.meta import run_facts, save_report  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.stores.base import MemoryStore  # noqa: E402
-from graphmem.stores.neo4j import Neo4jStore  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from bench.corpus import make_memories
+from bench.meta import run_facts, save_report
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.engine import Graphmem
+from graphmem.stores.base import MemoryStore
+from graphmem.stores.neo4j import Neo4jStore
+from graphmem.stores.sqlite import SQLiteStore
 
 
 def split(engine: Graphmem, namespace: str, corpus: list[dict]) -> dict[str, Any]:

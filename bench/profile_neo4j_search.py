@@ -1,4 +1,4 @@
-"""Where a Neo4j search's milliseconds go, beside the embedded store's, on the same data (issue 16).
+"""Where a Neo4j search's milliseconds go, beside the embedded store's, on the same data.
 
 Per search (k=10, every stage, query embedded live): wall time, query embedding, and per store
 call its time, its transactions and its Cypher queries. Per Cypher query of one search: the
@@ -8,7 +8,7 @@ same query alone, and the PROFILE's rows and db hits. Plus the floor of one tran
 
 Needs both stores loaded with the same memories (``--sqlite-dir`` and ``--namespace``), e.g. by
 ``bench/bench_stores.py --keep``. Usage:
-    python bench/profile_neo4j_search.py --sqlite-dir DIR --namespace NS [--queries 60]
+    python -m bench.profile_neo4j_search --sqlite-dir DIR --namespace NS [--queries 60]
         [--out bench/results/profile-neo4j-search-10k.json]
 """
 
@@ -17,24 +17,20 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from neo4j import ManagedTransaction, Session
 
-from neo4j import ManagedTransaction, Session  # noqa: E402
-
-from bench.corpus import make_queries  # noqa: E402
-from bench.meta import run_facts, save_report  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.stores.neo4j import Neo4jStore  # noqa: E402
-from graphmem.stores.neo4j import queries as Q  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from bench.corpus import make_queries
+from bench.meta import run_facts, save_report
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.engine import Graphmem
+from graphmem.stores.neo4j import Neo4jStore
+from graphmem.stores.neo4j import queries as Q
+from graphmem.stores.sqlite import SQLiteStore
 
 CALLS = ("label_counts", "vector_candidates", "term_stats", "lexical_candidates",
          "get_memories", "neighbors_with_memories")

@@ -1,10 +1,10 @@
-"""Where graphmem's search spends its time (issue 17, item 2): cProfile over live-embedded queries.
+"""Where graphmem's search spends its time: cProfile over live-embedded queries.
 
 Runs on an existing store (e.g. one kept by ``bench/floor.py --data-dir``), warms up, profiles
 ``--queries`` searches (k=10, every stage) and saves the functions with the most cumulative and
 own time, with their share of the total, as JSON.
 
-Usage: python bench/profile_search.py --data-dir DIR/10000 [--queries 60] [--out bench/results/profile-10k.json]
+Usage: python -m bench.profile_search --data-dir DIR/10000 [--queries 60] [--out bench/results/profile-10k.json]
 """
 
 from __future__ import annotations
@@ -13,18 +13,15 @@ import argparse
 import cProfile
 import json
 import pstats
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.corpus import make_queries  # noqa: E402
-from bench.meta import run_facts  # noqa: E402
-from graphmem.config import load_settings  # noqa: E402
-from graphmem.embedding.embedder import load_embedder  # noqa: E402
-from graphmem.engine import Graphmem  # noqa: E402
-from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from bench.corpus import make_queries
+from bench.meta import run_facts
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.engine import Graphmem
+from graphmem.stores.sqlite import SQLiteStore
 
 
 def top(stats: pstats.Stats, key: str, total: float, n: int) -> list[dict]:

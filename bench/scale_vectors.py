@@ -1,4 +1,4 @@
-"""Structured vectors at any scale without running the model per memory (issue 17, item 4).
+"""Structured vectors at any scale without running the model per memory.
 
 Why: a million live embeddings would take hours on this machine, and uniform random vectors are
 far easier for an approximate index than real ones (no clusters, no near-duplicates). So ~10k

@@ -7,7 +7,7 @@ topics per memory, the share of multi-hop evidence pairs sharing a linkable topi
 most ``--max-df-ratio`` of the conversation, as linking requires), the same share over random
 pairs of one conversation, and their ratio (lift).
 
-    python bench/topics_compare.py [--yake-path /tmp/topics-yake] [--repeat 3]
+    python -m bench.topics_compare [--yake-path /tmp/topics-yake] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -23,14 +23,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.meta import run_facts
+from graphmem.config import TopicSettings as TopicRules
+from graphmem.eval.dataset import locomo_dir
+from graphmem.ingest.topics import extract_topics
+from graphmem.text import tokenize
 
-from bench.meta import run_facts  # noqa: E402
-from graphmem.config import TopicSettings as TopicRules  # noqa: E402
-from graphmem.eval.dataset import locomo_dir  # noqa: E402
-from graphmem.ingest.topics import extract_topics  # noqa: E402
-from graphmem.text import tokenize  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def rule_based(rules: TopicRules):

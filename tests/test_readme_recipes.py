@@ -38,7 +38,8 @@ def run_bash(script: str, env: dict[str, str], cwd: Path = ROOT) -> str:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_") or k.startswith("GRAPHMEM_NEO4J")}
+    env = {k: v for k, v in os.environ.items()      # the test model stays (tests/embedding_model.py)
+           if not k.startswith("GRAPHMEM_") or k.startswith("GRAPHMEM_NEO4J") or k == "GRAPHMEM_MODEL"}
     return {**env, "PYTHONPATH": str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""), **extra}
 
 

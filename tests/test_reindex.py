@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphmem.config import load_settings
-from graphmem.embedding.embedder import DEFAULT_MODEL, load_embedder
+from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.models import BGE_SMALL
 from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
@@ -45,7 +45,7 @@ def test_other_model_is_refused_then_reindex_resumes_and_finishes(tmp_path, embe
 
     with pytest.raises(StoreConfigError) as err:
         Graphmem(settings, SQLiteStore(tmp_path), bge)
-    assert "graphmem reindex" in err.value.message and DEFAULT_MODEL in err.value.message
+    assert "graphmem reindex" in err.value.message and embedder.model_id in err.value.message
 
     # interrupted after the first batch of 2
     engine = Graphmem(settings, SQLiteStore(tmp_path), bge, reindexing=True)
@@ -77,8 +77,10 @@ def test_other_model_is_refused_then_reindex_resumes_and_finishes(tmp_path, embe
     done.close()
 
 
-def test_reindex_cli_with_progress(tmp_path, embedder) -> None:
+def test_reindex_cli_with_progress(tmp_path, embedder, monkeypatch) -> None:
     from graphmem.cli import main
+
+    monkeypatch.delenv("GRAPHMEM_MODEL")      # the config file names the model (env would win over it)
 
     engine = Graphmem(_settings(tmp_path), SQLiteStore(tmp_path), embedder)
     engine.add({"content": TEXTS[0]}, "ns")

@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from graphmem.config import load_settings
+from graphmem.contract.responses import SearchResponse
 from graphmem.engine import Graphmem
 from graphmem.errors import ValidationError
 from graphmem.model import Edge, window_namespace
@@ -121,3 +122,47 @@ def test_memories_without_a_thread_get_no_window_or_follows(engine):
     assert engine.store.get_memories(window_namespace(ns), ["a", "b"]) == {}
     stats = engine.stats(ns)
     assert stats["edges"]["FOLLOWS"] == 0 and list(stats["namespaces"]) == [ns]
+
+
+def test_feedback_round_is_off_by_default_and_reported_when_on(engine):
+    ns = engine.test_namespace
+    add_thread(engine, ns)
+    engine.add_batch([{"id": "s2a", "content": "Alice: The pottery teacher showed us the kiln.",
+                       "thread": "s2", "seq": 0},
+                      {"id": "s2b", "content": "Bob: Does the kiln get hot?", "thread": "s2", "seq": 1}], ns)
+    query = "What did Alice make in her pottery class?"
+    plain = engine.search(query, ns, k=7, trace=True)
+    off = engine.search(query, ns, k=7, trace=True, stages={"feedback": False})
+    assert [r["id"] for r in plain["results"]] == [r["id"] for r in off["results"]]
+    assert all("feedback" not in r["why"]["direct"] for r in plain["results"])
+    on = engine.search(query, ns, k=7, trace=True, stages={"feedback": True},
+                       params={"feedback_seeds": 2, "feedback_terms": 3, "feedback_weight": 0.5})
+    SearchResponse.model_validate(on)
+    row = next(r for r in on["trace"]["stages"] if r["stage"] == "recall")
+    assert row["feedback"]["seeds"] == 2 and row["feedback"]["found"] > 0 and row["feedback"]["ms"] >= 0
+    assert all(t not in query.lower() for t in row["feedback"]["terms"])
+    assert any("feedback" in r["why"]["direct"] for r in on["results"])
+    assert {r["id"] for r in on["results"]} == {r["id"] for r in plain["results"]}   # 7 turns, k = 7
+    with pytest.raises(ValidationError):
+        engine.search(query, ns, params={"feedback_weight": 2.0})
+
+
+def test_expansion_threaded_rule_keeps_windowed_seeds_in_bounds(engine):
+    ns = engine.test_namespace
+    add_thread(engine, ns)
+    query = "Where does Alice take pottery classes?"
+    seen = {}
+    for mode in ("all", "outside_window", "off"):
+        out = engine.search(query, ns, k=5, trace=True, params={"expansion_threaded": mode})
+        SearchResponse.model_validate(out)
+        row = next(r for r in out["trace"]["stages"] if r["stage"] == "expansion")
+        paths = [(p["seed"], r["id"]) for r in out["results"] for p in r["why"].get("related", [])]
+        seen[mode] = (row.get("threaded_edges_skipped"), paths)
+    skipped_all, paths_all = seen["all"]
+    assert skipped_all is None and any(a == "t2" for a, _ in paths_all)     # FOLLOWS: t2 reaches t1 / t3
+    skipped_out, paths_out = seen["outside_window"]
+    assert skipped_out > 0 and not paths_out          # 5 turns: every turn is in every seed's window here
+    skipped_off, paths_off = seen["off"]
+    assert skipped_off >= skipped_out and not paths_off
+    with pytest.raises(ValidationError):
+        engine.search(query, ns, params={"expansion_threaded": "sometimes"})

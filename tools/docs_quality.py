@@ -132,7 +132,7 @@ def model_table(cvs: dict[str, dict[str, Any]], costs: dict[str, Any] | None, ba
     load = (costs or {}).get("loadavg_1min") or [0.0]
     lines = ["**Embedding model** (held-out default recipe per model, same protocol; each row's CV grid and "
              "commit are named; cost from "
-             "`python bench/bench_models.py` at "
+             "`python -m bench.bench_models` at "
              f"{run_commit(costs)}, "
              "`bench/results/models.json`, 2 shared cores, load average "
              f"{min(load):.0f}-{max(load):.0f}: "
@@ -186,6 +186,87 @@ def model_differences(cvs: dict[str, dict[str, Any]], base_name: str) -> list[st
     return lines + [""] if len(lines) > 4 else []
 
 
+def feature_tables(cvs: dict[str, dict[str, Any]]) -> list[str]:
+    """The multi-hop levers (``--grid cv-multihop`` reports, and ``--edges windows`` ones): every family
+    held-out per category, and each family's paired difference with today's default (or with the
+    same recipe on the shipped window)."""
+    lines: list[str] = []
+    for name, cv in cvs.items():
+        spec = cv.get("grid_spec", {})
+        if spec.get("grid") not in ("cv-multihop", "cv-default") and spec.get("edges") != "windows":
+            continue
+        prov = cv["provenance"]
+        title = ("The default re-chosen (expansion_threaded)" if spec.get("grid") == "cv-default"
+                 else "Multi-hop levers")
+        lines += [f"**{title}, {cv['model']}, held-out** (each family tuned per fold on its own grid "
+                  f"points; `{prov['command']}` at {run_commit(cv)}, `bench/results/cv/{name}.json`):", "",
+                  "| family | grid points | R@10 | multi-hop R@10 | temporal | open-domain | single-hop "
+                  "| answer in top 10 | context tokens @10 |", "|---|---|---|---|---|---|---|---|---|"]
+        for family, data in cv["families"].items():
+            h = data["held_out"]
+            cats = [h["by_category"].get(c, {}).get("recall@10") for c in CATEGORIES]
+            lines.append(f"| {family} | {data['grid_points']} | {ci(h['recall@10'])} | "
+                         + " | ".join(ci(c) if c else "" for c in cats)
+                         + f" | {ci(h['answer@10'])} | {h['context_tokens@10']['mean']:.0f} |")
+        lines += ["", "| a - b (paired, held-out) | R@10 | multi-hop R@10 | temporal | open-domain | single-hop "
+                  "| answer in top 10 |", "|---|---|---|---|---|---|---|"]
+        for pair, d in cv["differences"].items():
+            a, b = pair.split(" - ")
+            if not (b in ("default", "hybrid_context") or a.startswith(b + " ")):
+                continue
+            cats = [d["by_category"].get(c, {}).get("recall@10") for c in CATEGORIES]
+            lines.append(f"| {pair} | {ci(d['recall@10'], True)} | "
+                         + " | ".join(ci(c, True) if c else "" for c in cats) + f" | {ci(d['answer@10'], True)} |")
+        lines.append("")
+    return lines
+
+
+def compare_table() -> list[str]:
+    """Paired held-out differences across two CV reports (``bench/compare_cv.py``, bench/results/cv-compare/)."""
+    paths = sorted((RESULTS / "cv-compare").glob("*.json"))
+    if not paths:
+        return []
+    lines = ["**Across models, held-out, paired** (`python -m bench.compare_cv A.json:family B.json:family`: "
+             "the same 760 queries and folds, 95% paired stratified bootstrap):", "",
+             "| a - b | R@10 | multi-hop R@10 | temporal | open-domain | single-hop | answer in top 10 | file |",
+             "|---|---|---|---|---|---|---|---|"]
+    for path in paths:
+        rep = json.loads(path.read_text())
+        a, b, d = rep["a"], rep["b"], rep["difference"]
+        cats = [d["by_category"].get(c, {}).get("recall@10") for c in CATEGORIES]
+        label = (f"{a['model'].split('/')[-1]} {a['family']} ({short(a['commit'])}) - "
+                 f"{b['model'].split('/')[-1]} {b['family']} ({short(b['commit'])})")
+        lines.append(f"| {label} | {ci(d['recall@10'], True)} | "
+                     + " | ".join(ci(c, True) if c else "" for c in cats)
+                     + f" | {ci(d['answer@10'], True)} | `{path.relative_to(ROOT)}` |")
+    return lines + [""]
+
+
+def old_new_table() -> list[str]:
+    """The agent-memory sets under the new default and the old one (bench/configs/minilm-default.toml),
+    at one commit: ``<name>`` (new) beside ``<name>-minilm`` (old)."""
+    lines = ["**Agent-memory sets, new default (e5-small-v2) vs old (all-MiniLM-L6-v2)** (no threads, so "
+             "expansion_threaded does not apply; tuned-on for the old default; `graphmem eval`, "
+             "old = `--config bench/configs/minilm-default.toml`):", "",
+             "| set | recipe | model | commit | R@5 | R@10 | nDCG@10 | MRR | hit@1 | file |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, recipes in (("eval-fixture", ("vector", "hybrid", "default")),
+                          ("eval-quality-blind", ("default", "default_grouped"))):
+        for suffix, model in (("", "e5-small-v2"), ("-minilm", "all-MiniLM-L6-v2")):
+            path = RESULTS / f"{name}{suffix}" / "report.json"
+            if not path.exists():
+                continue
+            report = json.loads(path.read_text())
+            for recipe in recipes:
+                o = report["configs"].get(recipe, {}).get("overall")
+                if o:
+                    lines.append(f"| {name} ({report['dataset']['queries']} queries) | {recipe} | {model} "
+                                 f"| {run_commit(report)} | {o['recall@5']:.3f} | {o['recall@10']:.3f} "
+                                 f"| {o['ndcg@10']:.3f} | {o['mrr']:.3f} | {o['hit@1']:.3f} "
+                                 f"| `{path.relative_to(ROOT)}` |")
+    return lines + [""] if len(lines) > 4 else []
+
+
 def fixture_table() -> list[str]:
     report = json.loads((RESULTS / "eval-fixture" / "report.json").read_text())
     lines = ["**Agent-memory fixture** (tuned-on: the defaults were chosen with these 38 queries in view; too "
@@ -206,7 +287,8 @@ def fixture_table() -> list[str]:
 def render(default_name: str) -> str:
     cvs = {p.stem: json.loads(p.read_text()) for p in sorted((RESULTS / "cv").glob("*.json"))}
     # the model table compares embedders on the shipped edges; other CV reports (e.g. edge variants) stay out
-    models = {name: cv for name, cv in cvs.items() if cv.get("grid_spec", {}).get("edges") == "tuned"}
+    models = {name: cv for name, cv in cvs.items() if cv.get("grid_spec", {}).get("edges") == "tuned"
+              and cv.get("grid_spec", {}).get("grid") not in ("cv-multihop", "cv-default")}
     costs_path = RESULTS / "models.json"
     costs = json.loads(costs_path.read_text()) if costs_path.exists() else None
     lines = [BEGIN]
@@ -214,7 +296,7 @@ def render(default_name: str) -> str:
         lines += cv_tables(default_name, cvs[default_name]) + edge_table(default_name, cvs[default_name])
     base_model = cvs[default_name]["model"] if default_name in cvs else ""
     lines += model_table(models, costs, base_model) + model_differences(models, default_name)
-    lines += fixture_table() + [END]
+    lines += feature_tables(cvs) + compare_table() + fixture_table() + old_new_table() + [END]
     return "\n".join(lines)
 
 

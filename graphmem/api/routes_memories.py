@@ -78,7 +78,7 @@ def create_batch(body: Any) -> Response:
            ok={200: ("One page", "MemoryList")}, errors=(403, 422), args="ListArgs")
 def list_memories(args: Any) -> Response:
     ns = query_namespace(args.namespace)
-    page, next_cursor = engine().list_memories(ns, list_filters(args), args.limit, args.cursor)
+    page, next_cursor = engine().run_list(ns, list_filters(args), args)
     return jsonify({"namespace": ns, "memories": [m.to_dict() for m in page], "next_cursor": next_cursor})
 
 

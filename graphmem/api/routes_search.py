@@ -35,7 +35,7 @@ def search(body: Any) -> Response:
            args="NeighborsArgs")
 def neighbors(memory_id: str, args: Any) -> Response:
     ns = query_namespace(args.namespace)
-    return jsonify(engine().neighbors(ns, memory_id, args.types or None, args.min_weight, args.limit))
+    return jsonify(engine().run_neighbors(ns, memory_id, args))
 
 
 @bp.get("/graph")
@@ -45,7 +45,7 @@ def neighbors(memory_id: str, args: Any) -> Response:
                        "expanded by `hops` of neighbours up to limits.max_graph_nodes nodes.")
 def graph(args: Any) -> Response:
     ns = query_namespace(args.namespace)
-    return jsonify(engine().graph(ns, ids=args.ids, query=args.query, k=args.k, hops=args.hops))
+    return jsonify(engine().run_graph(ns, args))
 
 
 @bp.post("/relations")
@@ -55,6 +55,5 @@ def graph(args: Any) -> Response:
                        "the source text, or when both ids name the same memory.")
 def relate(body: Any) -> tuple[Response, int]:
     ns = body_namespace(body.namespace)
-    edge = engine().relate(ns, body.from_id, body.to_id, body.evidence.model_dump(),
-                           body.label.strip() if body.label else None, body.weight)
+    edge = engine().run_relate(ns, body)
     return jsonify(edge.to_dict()), 201

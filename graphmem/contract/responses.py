@@ -129,6 +129,14 @@ class WindowWhy(Output):
     turns: list[str] = Field(description="Ids of the memories the window spans, in thread order.")
 
 
+class FeedbackWhy(Output):
+    """How the second recall round (stage feedback, seeded by the first round's top) ranked the memory."""
+
+    rank: int
+    fused: float
+    weight: float = Field(description="Share of the second round in the memory's recall score (feedback_weight).")
+
+
 class DirectWhy(Output):
     vector: Hit | None = None
     lexical: Hit | None = None
@@ -136,6 +144,7 @@ class DirectWhy(Output):
     keys: list[Literal["memory", "window"]] | None = Field(
         None, description="Which recall keys found it: the memory's own text, its context window, or both.")
     window: WindowWhy | None = None
+    feedback: FeedbackWhy | None = None
 
 
 class RelatedPath(Output):

@@ -55,6 +55,12 @@ def parse_filters(data: Any, settings: Settings, prefix: str = "filters") -> Mem
     return filters_from(validate(for_limits(settings.limits).SearchFilters, data or {}, prefix))
 
 
+def parse_args(settings: Settings, model: str, **fields: Any) -> Any:
+    """Plain values (the library, the CLI) through the contract model ``model`` (e.g. ``ListArgs``),
+    unset ones left out: the same bounds and words as the HTTP query string or body."""
+    return validate(getattr(contract(settings), model), {k: v for k, v in fields.items() if v is not None})
+
+
 def parse_search(settings: Settings, **fields: Any) -> Any:
     """A ``SearchRequest`` from plain values (unset ones left out), validated as an HTTP body is."""
     return validate(contract(settings).SearchRequest, {k: v for k, v in fields.items() if v is not None})

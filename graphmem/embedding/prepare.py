@@ -88,7 +88,7 @@ def default_cache_root() -> Path:
 
 
 def default_model_dir(model: str | None = None) -> Path:
-    """Where ``graphmem model prepare`` builds ``model`` (default: all-MiniLM-L6-v2)."""
+    """Where ``graphmem model prepare`` builds ``model`` (None: all-MiniLM-L6-v2, the PyPI-built one)."""
     from graphmem.embedding.models import model_spec
 
     spec = model_spec(model) if model else None
@@ -310,11 +310,13 @@ def known_models() -> list[str]:
 
 
 def ensure_model(target_dir: Path | None = None, model: str | None = None) -> Path:
-    """Prepare the default model if needed (fast no-op when built) and return its dir.
+    """Prepare ``model`` if needed (fast no-op when built) and return its dir.
 
-    Honours GRAPHMEM_MODEL_DIR like ``load_embedder`` does, so test fixtures and the
-    loader agree on the directory.
+    Picks the model and directory as ``load_embedder`` does (argument, else GRAPHMEM_MODEL /
+    GRAPHMEM_MODEL_DIR, else the default model), so test fixtures and the loader agree.
     """
+    from graphmem.embedding.models import DEFAULT_MODEL
+
     if target_dir is None and os.environ.get("GRAPHMEM_MODEL_DIR"):
         target_dir = Path(os.environ["GRAPHMEM_MODEL_DIR"])
-    return prepare_model(target_dir, model=model).path
+    return prepare_model(target_dir, model=model or os.environ.get("GRAPHMEM_MODEL") or DEFAULT_MODEL).path

@@ -28,12 +28,14 @@ ADJACENT = (("vector", "lexical"), ("hybrid", "lexical"), ("hybrid", "vector"),
 def build_cv_report(grid: Mapping[str, cv.PerQuery], families: Mapping[str, Sequence[str]],
                     groups: Mapping[str, Sequence[str]], categories: Mapping[str, set[str]],
                     metrics: Sequence[str], objective: str, n_boot: int = 2000,
-                    per_query: Sequence[str] = ()) -> dict[str, Any]:
+                    per_query: Sequence[str] = (),
+                    compare: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     """``grid``: label -> query id -> metrics; ``families``: family -> its labels (grid
     order = tie-break); ``groups``: fold name -> query ids; ``categories``: name -> ids.
     ``per_query``: metrics whose held-out value per query is kept (``held_out_per_query``, with
     the groups and categories in ``protocol``), so that two reports on the same queries (e.g.
-    two embedding models) can be compared by a paired bootstrap."""
+    two embedding models) can be compared by a paired bootstrap. ``compare``: paired differences
+    (a - b) wanted beside the ladder's ``ADJACENT`` ones."""
     out: dict[str, Any] = {"protocol": {
         "folds": list(groups), "objective": objective, "selection": "best mean of training-group means; "
         "ties to the earlier grid point", "headline": "mean over held-out folds (each fold one group)",
@@ -63,7 +65,7 @@ def build_cv_report(grid: Mapping[str, cv.PerQuery], families: Mapping[str, Sequ
     if per_query:
         out["protocol"]["groups"] = {g: list(ids) for g, ids in groups.items()}
         out["protocol"]["categories"] = {c: sorted(ids) for c, ids in categories.items()}
-    for a, b in ADJACENT:
+    for a, b in dict.fromkeys([*ADJACENT, *compare]):
         if a in held and b in held:
             out["differences"][f"{a} - {b}"] = {
                 m: cv.interval(held[a], groups, m, baseline=held[b], n=n_boot) for m in metrics}

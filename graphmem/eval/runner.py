@@ -157,9 +157,13 @@ def ingest(engine, dataset: EvalDataset, progress: bool = False) -> IngestSummar
 
 def run_query(engine, query: EvalQuery, recipe: str, depth: int,
               params: dict[str, Any] | None = None) -> QueryRun:
-    """One search through the facade; ``params`` are per-request overrides (as the API takes)."""
+    """One search through the facade; ``params`` are per-request overrides (as the API takes), its
+    ``stages`` entry the per-request stage switches."""
+    rest = dict(params or {})
+    stages = rest.pop("stages", None)
     t0 = time.perf_counter()
-    outcome = engine.search_outcome(query.text, query.namespace, k=depth, recipe=recipe, params=params)
+    outcome = engine.search_outcome(query.text, query.namespace, k=depth, recipe=recipe, stages=stages,
+                                    params=rest or None)
     wall = (time.perf_counter() - t0) * 1000
     rows = {row["stage"]: row for row in outcome.trace["stages"]}
     results = [{"id": c.memory.id, "merged": list(c.merged_duplicates), "health": c.memory.health,
@@ -230,7 +234,8 @@ class QueryThroughModel:
 def open_engine(settings: Settings, options: EvalOptions, data_dir: Path, configs: dict[str, SearchConfig]):
     """The facade over a store at ``data_dir`` whose recipe table is exactly ``configs``, with
     a persistent embedding cache (repeat runs skip the model) and the ticking clock."""
-    from graphmem.embedding.embedder import DEFAULT_MODEL, load_embedder
+    from graphmem.embedding.embedder import load_embedder
+    from graphmem.embedding.models import model_spec
     from graphmem.embedding.prepare import default_cache_root, ensure_model
     from graphmem.engine import Graphmem
     from graphmem.stores.factory import open_store
@@ -239,8 +244,8 @@ def open_engine(settings: Settings, options: EvalOptions, data_dir: Path, config
     run_settings = replace(settings, store=store, recipes=dict(configs))
     cache = options.embedding_cache or default_cache_root() / "eval-embedding-cache.sqlite"
     cache.parent.mkdir(parents=True, exist_ok=True)
-    if not run_settings.model.dir and run_settings.model.name == DEFAULT_MODEL:
-        ensure_model()
+    if not run_settings.model.dir and model_spec(run_settings.model.name) is not None:
+        ensure_model(model=run_settings.model.name)       # a known model is prepared as on first use
     embedder = load_embedder(run_settings.model.name, run_settings.model.dir or None, cache_path=cache)
     if not options.cache_queries:
         embedder = QueryThroughModel(embedder)
@@ -248,9 +253,9 @@ def open_engine(settings: Settings, options: EvalOptions, data_dir: Path, config
 
 
 def apply_ingest_overrides(settings: Settings, overrides: dict[str, dict[str, Any]]) -> Settings:
-    """Settings with ingest-time sections (edges, health, sources, ingest, topics) changed key by
+    """Settings with ingest-time sections (edges, health, sources, ingest, topics, context) changed key by
     key; these shape the store, so changing them means a fresh ingest."""
-    allowed = {"edges", "health", "sources", "ingest", "topics"}
+    allowed = {"edges", "health", "sources", "ingest", "topics", "context"}
     bad = set(overrides) - allowed
     if bad:
         raise ConfigError(f"ingest overrides may touch {sorted(allowed)} only, not {sorted(bad)}",

@@ -31,7 +31,7 @@ from graphmem.ingest.supersede import SupersedePlan, Superseder
 from graphmem.ingest.supersede_candidates import older_proposals
 from graphmem.ingest.threads import ThreadKeeper
 from graphmem.ingest.topics import extract_topics
-from graphmem.ingest.validate import MemoryInput, validate_id, validate_memory, validate_patch
+from graphmem.ingest.validate import MemoryInput, validate_memory, validate_patch
 from graphmem.model import LINK_TYPES, Edge, Memory, TermStats, utcnow_iso, window_namespace
 from graphmem.stores.base import MemoryStore
 from graphmem.text import content_hash, rarest_terms, term_counts
@@ -259,13 +259,6 @@ class Ingestor:
             self.store.save_memory(restored, [], [edge])
             return restored, edge
 
-    def create_batch(self, items: list[Any], default_namespace: str = "default",
-                     progress=None) -> list[IngestResult]:
-        """Each item is created, a duplicate, or rejected with its reason; never all-or-nothing.
-        Each namespace's new memories are linked together (``BatchView``: the same edges as one
-        insert after another) and written in one transaction."""
-        return self.write_prepared(self.prepare_batch(items, default_namespace), progress)
-
     def prepare_batch(self, items: list[Any], default_namespace: str = "default") -> PreparedBatch:
         """Validate and embed a batch, touching no store: the part bulk import runs ahead of the
         write path (in another thread) so embedding overlaps linking and writing."""
@@ -284,7 +277,7 @@ class Ingestor:
                                        for ns, group in groups.items()})
 
     def write_prepared(self, prepared: PreparedBatch, progress=None) -> list[IngestResult]:
-        """Dedupe, link and save a prepared batch, namespace by namespace (``create_batch``'s second half)."""
+        """Dedupe, link and save a prepared batch, namespace by namespace (``prepare_batch``'s second half)."""
         results = list(prepared.results)
         for namespace, group in prepared.groups.items():
             with self.serial():
@@ -404,18 +397,10 @@ class Ingestor:
             return self.store.delete_memory(namespace, memory_id, companions=[window_namespace(namespace)],
                                             save=plan.windows, add_edges=plan.add)
 
-    def relate(self, namespace: str, a: Any, b: Any, evidence: Any, label: str | None = None,
+    def relate(self, namespace: str, a: str, b: str, evidence: dict[str, Any], label: str | None = None,
                weight: float | None = None) -> Edge:
-        """An explicit relation, saved only if its evidence quote is in its source text."""
-        limits = self.settings.limits
-        a, b = validate_id(a, limits, "from_id"), validate_id(b, limits, "to_id")
-        if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int | float)
-                                   or not 0.0 < weight <= 1.0):
-            raise ValidationError("weight must be a number in (0, 1]", field="weight")
-        if label is not None and (not isinstance(label, str)
-                                  or not 0 < len(label) <= limits.max_relation_label_chars):
-            raise ValidationError(f"label must be a string of 1-{limits.max_relation_label_chars} characters "
-                                  "(limits.max_relation_label_chars)", field="label")
+        """An explicit relation between two stored memories (the values come parsed by the
+        contract's ``RelationRequest``), saved only if its evidence quote is in its source text."""
         checked = check_evidence(evidence)
         with self.serial():
             found = self.store.get_memories(namespace, [a, b])

@@ -84,16 +84,16 @@ def delete_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dic
 
 def memory_neighbors(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
     detail, memory_id = detail_of(extra), extra["memory_id"]
-    limit = req.limit if "limit" in req.model_fields_set else cfg.neighbors_limit
-    out = eng.neighbors(ns, memory_id, req.types or None, req.min_weight, limit)
+    if "limit" not in req.model_fields_set:
+        req = req.model_copy(update={"limit": cfg.neighbors_limit})
+    out = eng.run_neighbors(ns, memory_id, req)
     out["memory"] = shape.memory(out["memory"], detail, cfg, cfg.max_result_chars // 4)
     out["neighbors"] = [shape.neighbor(n, detail, cfg) for n in out["neighbors"]]
     return shape.bounded(out, "neighbors", cfg)
 
 
 def relate_memories(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    edge = eng.relate(ns, req.from_id, req.to_id, req.evidence.model_dump(),
-                      req.label.strip() if req.label else None, req.weight)
+    edge = eng.run_relate(ns, req)
     return edge.to_dict()
 
 

@@ -9,6 +9,11 @@ weak ones, and among neighbours those that also look like the query come first. 
 reached from several seeds keeps its best path and lists every path in its ``why``. A direct hit
 that is also a neighbour is merged: it keeps its direct score plus ``merge_bonus`` times its
 neighbour score (``merged_score``).
+
+A seed that a context window scored (``window_turns``) follows ``expansion_threaded``: ``all``
+expands it like any other; ``outside_window`` keeps it from reaching the turns of its own window
+(recall already scored the seed by that window's text, so an edge to them, as a FOLLOWS edge always
+is, counts that evidence a second time); ``off`` keeps it from expanding at all.
 """
 
 from __future__ import annotations
@@ -24,13 +29,30 @@ def neighbour_score(seed_score: float, edge: Edge, neighbour_cosine: float, cfg:
     return cfg.expansion_decay * seed_score * edge.weight * type_weight * relevance
 
 
+def window_turns(direct: dict | None) -> frozenset[str]:
+    """The turns of the context window that scored a direct hit (empty: no window did)."""
+    window = (direct or {}).get("window")
+    return frozenset(window.get("turns", ())) if window else frozenset()
+
+
+def skipped(edge: Edge, windows: dict[str, frozenset[str]], cfg: SearchConfig) -> bool:
+    """Whether ``expansion_threaded`` keeps seed ``edge.a`` from reaching ``edge.b``."""
+    turns = windows.get(edge.a)
+    if not turns or cfg.expansion_threaded == "all":
+        return False
+    return cfg.expansion_threaded == "off" or edge.b in turns
+
+
 def expand(seed_scores: dict[str, float], edges: list[Edge], cosines: dict[str, float],
-           cfg: SearchConfig) -> dict[str, tuple[float, list[dict]]]:
-    """Neighbour id -> (best score, paths). ``edges`` are oriented seed (a) -> neighbour (b)."""
+           cfg: SearchConfig, windows: dict[str, frozenset[str]] | None = None
+           ) -> dict[str, tuple[float, list[dict]]]:
+    """Neighbour id -> (best score, paths). ``edges`` are oriented seed (a) -> neighbour (b);
+    ``windows``: seed id -> the turns of the window that scored it (``expansion_threaded``)."""
     found: dict[str, tuple[float, list[dict]]] = {}
+    windows = windows or {}
     for edge in edges:
         seed, other = edge.a, edge.b
-        if other == seed or seed not in seed_scores:
+        if other == seed or seed not in seed_scores or skipped(edge, windows, cfg):
             continue
         score = neighbour_score(seed_scores[seed], edge, cosines.get(other, 0.0), cfg)
         path = {"seed": seed, "edge": edge.type, "weight": edge.weight, "reason": edge.reason,

@@ -7,6 +7,7 @@ and them and keeps the trace.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,7 @@ import numpy as np
 
 from graphmem.config import SearchConfig, SupersedeSettings
 from graphmem.model import EDGE_TYPES, Memory, MemoryFilter, TermStats, utcnow_iso, window_namespace
-from graphmem.retrieval import expansion, rank, recall, router, supersession, weighting
+from graphmem.retrieval import expansion, feedback, rank, recall, router, supersession, weighting
 from graphmem.retrieval.candidate import Candidate
 from graphmem.retrieval.overlap import Overlap
 from graphmem.retrieval.trace import Trace
@@ -50,6 +51,8 @@ class _Query:
     ns: str
     flt: MemoryFilter
     now: str
+    pools: dict[tuple[str, tuple[str, ...]], tuple[TermStats, list[str], dict[str, Memory]]] = field(
+        default_factory=dict)
 
 
 @dataclass
@@ -62,6 +65,15 @@ class _Key:
     ids: list[str]
     lex_ids: list[str]
     turns: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class _Round:
+    """One recall round's fused scores, the memories they are about, its counts and how many it found."""
+    fused: dict[str, dict]
+    docs: dict[str, Memory]
+    counts: dict[str, Any]
+    found: int
 
 
 @dataclass
@@ -122,46 +134,94 @@ class SearchPipeline:
     def _recall(self, q: _Query, named_tags: set[str], named_cats: set[str], named_topics: set[str],
                 trace: Trace) -> _Recalled:
         """Hybrid recall: vector and lexical candidates by each memory's own text and, for thread
-        members, by their context window; fused, router- and recency-adjusted."""
-        cfg, ns, flt, now = q.cfg, q.ns, q.flt, q.now
+        members, by their context window; fused, optionally re-queried from the top (``feedback``),
+        then router- and recency-adjusted."""
+        cfg, now = q.cfg, q.now
         use_vec, use_lex = cfg.stage("vector"), cfg.stage("lexical")
         with trace.stage("recall", use_vec or use_lex) as row:
             terms = tokenize(q.text)
-            wns = window_namespace(ns)
+            wns = window_namespace(q.ns)
             use_ctx = (cfg.stage("context") and cfg.context_weight > 0 and (use_vec or use_lex)
                        and self.store.term_stats(wns, []).n_docs > 0)
-            lexical = self.overlap.start(lambda: self._lexical_pool(q, ns, terms)) if use_lex and terms else None
             qvec: np.ndarray | None = None
             if use_vec or (cfg.stage("expansion") and cfg.expansion_similarity_mix > 0):
                 qvec = self.embedder.embed_query(q.text)
-            vec_ids = (self.store.vector_candidates(ns, qvec, cfg.recall_candidates, flt, now)
-                       if use_vec and qvec is not None else [])
-            # each arm reads its own memories, so the full-text arm's read also runs beside this one
-            read = self.store.get_memories(ns, vec_ids) if vec_ids else {}
-            stats, pool, pool_read = lexical() if lexical else (None, [], {})
-            read.update(pool_read)
-            own = self._score_key(q, terms, qvec, vec_ids, pool, read, stats)
-            # the window key runs first: memories only a window found join the memory key's scores
-            windows = self._window_key(q, terms, qvec, wns, own, stats) if use_ctx else None
-            fused = recall.fuse(own.vector, own.lexical, cfg)
-            if windows is not None:
-                weights = (cfg.context_vector_weight, cfg.context_lexical_weight)
-                fused = recall.with_windows(fused, recall.fuse(windows.vector, windows.lexical, cfg, weights),
-                                            windows.turns, {"memory": set(own.ids), "window": set(windows.ids)},
-                                            cfg)
+            first = self._round(q, terms, qvec, wns, use_ctx)
+            fused, docs, counts = first.fused, first.docs, first.counts
+            if cfg.stage("feedback") and cfg.feedback_seeds > 0 and cfg.feedback_weight > 0 and fused:
+                fused, docs, extra = self._feedback(q, terms, qvec, wns, use_ctx, first)
+                counts = {**counts, "feedback": extra}
             cands: dict[str, Candidate] = {}
             for doc_id, parts in fused.items():
-                mem = own.docs[doc_id]
+                mem = docs[doc_id]
                 boost, why = router.router_bonus(mem.tags, mem.category, named_tags, named_cats,
                                                  cfg.router_boost, mem.topic_labels, named_topics,
                                                  cfg.router_topic_boost)
                 score = recall.direct_score(parts["fused"], boost, mem.created_at, now, cfg)
                 cands[doc_id] = Candidate(mem, score=score, direct={**parts, "fused": round(parts["fused"], 6)},
                                           router=why)
-            extra = {"window": len(windows.ids)} if windows is not None else {}
-            row.counts(len(vec_ids) + len(own.lex_ids) + (len(windows.ids) if windows else 0), len(cands),
-                       vector=len(vec_ids), lexical=len(own.lex_ids), **extra)
+            row.counts(first.found, len(cands), **counts)
         return _Recalled(cands, qvec)
+
+    def _round(self, q: _Query, terms: list[str], qvec: np.ndarray | None, wns: str, use_ctx: bool) -> _Round:
+        """One recall round: both keys' candidates for ``terms`` and ``qvec``, fused."""
+        cfg, ns = q.cfg, q.ns
+        use_vec, use_lex = cfg.stage("vector"), cfg.stage("lexical")
+        lexical = self._pool(q, ns, terms) if use_lex and terms else None
+        vec_ids = (self.store.vector_candidates(ns, qvec, cfg.recall_candidates, q.flt, q.now)
+                   if use_vec and qvec is not None else [])
+        # each arm reads its own memories, so the full-text arm's read also runs beside this one
+        read = self.store.get_memories(ns, vec_ids) if vec_ids else {}
+        stats, pool, pool_read = lexical() if lexical else (None, [], {})
+        read.update(pool_read)
+        own = self._score_key(q, terms, qvec, vec_ids, pool, read, stats)
+        # the window key runs first: memories only a window found join the memory key's scores
+        windows = self._window_key(q, terms, qvec, wns, own, stats) if use_ctx else None
+        fused = recall.fuse(own.vector, own.lexical, cfg)
+        if windows is not None:
+            weights = (cfg.context_vector_weight, cfg.context_lexical_weight)
+            fused = recall.with_windows(fused, recall.fuse(windows.vector, windows.lexical, cfg, weights),
+                                        windows.turns, {"memory": set(own.ids), "window": set(windows.ids)},
+                                        cfg)
+        extra = {"window": len(windows.ids)} if windows is not None else {}
+        found = len(vec_ids) + len(own.lex_ids) + (len(windows.ids) if windows else 0)
+        return _Round(fused, own.docs, {"vector": len(vec_ids), "lexical": len(own.lex_ids), **extra}, found)
+
+    def _feedback(self, q: _Query, terms: list[str], qvec: np.ndarray | None, wns: str, use_ctx: bool,
+                  first: _Round) -> tuple[dict[str, dict], dict[str, Memory], dict[str, Any]]:
+        """The second round (``feedback.py``): seeded by the first round's top memories, mixed with it."""
+        cfg = q.cfg
+        t0 = time.perf_counter()
+        top = feedback.seeds(first.fused, cfg.feedback_seeds)
+        seed_docs = [first.docs[i] for i in top]
+        qvec2 = (feedback.feedback_vector(qvec, [m.embedding for m in seed_docs if m.embedding is not None],
+                                          cfg.feedback_vector_weight) if qvec is not None else None)
+        added: list[str] = []
+        if cfg.feedback_terms > 0 and cfg.stage("lexical"):
+            known = set(terms)
+            pool_terms = sorted({t for m in seed_docs for t in m.term_counts if t not in known})
+            stats = self.store.term_stats(q.ns, pool_terms)
+            added = feedback.expansion_terms(terms, seed_docs, stats, cfg.feedback_terms)
+        second = self._round(q, [*terms, *added], qvec2, wns, use_ctx)
+        fused = feedback.mix_rounds(first.fused, second.fused, cfg.feedback_weight)
+        docs = {**second.docs, **first.docs}
+        new = sum(1 for i in second.fused if i not in first.fused)
+        return fused, docs, {"seeds": len(top), "terms": added, "found": second.found, "new": new,
+                             "ms": round((time.perf_counter() - t0) * 1000, 3)}
+
+    def _pool(self, q: _Query, namespace: str, terms: list[str]):
+        """The full-text pool for ``terms`` in ``namespace``, started beside the caller's work; a
+        second round asking for the same pool reuses the first's."""
+        key = (namespace, tuple(terms))
+        if key in q.pools:
+            done = q.pools[key]
+            return lambda: done
+        pending = self.overlap.start(lambda: self._lexical_pool(q, namespace, terms))
+
+        def result() -> tuple[TermStats, list[str], dict[str, Memory]]:
+            q.pools[key] = pending()
+            return q.pools[key]
+        return result
 
     @staticmethod
     def _score_key(q: _Query, terms: list[str], qvec: np.ndarray | None, vec_ids: list[str], pool: list[str],
@@ -186,8 +246,7 @@ class SearchPipeline:
         candidate is scored on both keys (memories only a window found join ``own`` with their own
         scores, their windows are read for the memory key's candidates)."""
         cfg = q.cfg
-        lexical = (self.overlap.start(lambda: self._lexical_pool(q, wns, terms))
-                   if cfg.stage("lexical") and terms else None)
+        lexical = self._pool(q, wns, terms) if cfg.stage("lexical") and terms else None
         vec_ids = (self.store.vector_candidates(wns, qvec, cfg.recall_candidates, q.flt, q.now)
                    if cfg.stage("vector") and qvec is not None else [])
         rows = self.store.get_memories(wns, vec_ids) if vec_ids else {}
@@ -224,10 +283,11 @@ class SearchPipeline:
         cands = recalled.cands
         with trace.stage("expansion", q.cfg.stage("expansion")) as row:
             added: list[Candidate] = []
-            merged = 0
+            merged = skipped = 0
             if q.cfg.stage("expansion") and cands:
-                added, merged = self._expand(cands, q.cfg, q.ns, q.flt, q.now, recalled.qvec)
-            row.counts(len(cands) - len(added), len(cands), added=len(added), merged=merged)
+                added, merged, skipped = self._expand(cands, q.cfg, q.ns, q.flt, q.now, recalled.qvec)
+            extra = {"threaded_edges_skipped": skipped} if q.cfg.expansion_threaded != "all" else {}
+            row.counts(len(cands) - len(added), len(cands), added=len(added), merged=merged, **extra)
         return added
 
     def _weigh(self, q: _Query, cands: dict[str, Candidate], trace: Trace) -> None:
@@ -256,9 +316,11 @@ class SearchPipeline:
             grouping = (q.cfg.group_cosine, q.cfg.group_term_overlap) if q.cfg.group_copies and weighs else None
             pulled = (supersession.pull_successors(cands, self.store, q.ns, q.flt, q.now)
                       if q.cfg.successors_first else 0)
-            results, dropped, grouped, moved = rank.top_k(list(cands.values()), q.k, q.cfg.dedupe_near_duplicates,
-                                                          grouping, q.cfg.successors_first)
-            row.counts(len(cands), len(results), near_duplicates_dropped=dropped, copies_grouped=grouped)
+            results, dropped, grouped, moved, spread = rank.top_k(
+                list(cands.values()), q.k, q.cfg.dedupe_near_duplicates, grouping, q.cfg.successors_first,
+                q.cfg.thread_decay)
+            extra = {"thread_spread": spread} if q.cfg.thread_decay < 1 else {}
+            row.counts(len(cands), len(results), near_duplicates_dropped=dropped, copies_grouped=grouped, **extra)
             if pulled or moved:
                 row.counts(len(cands), len(results), successors_added=pulled, moved_below_successor=moved)
             if self.supersede is not None and self.supersede.candidates:
@@ -268,7 +330,7 @@ class SearchPipeline:
         return results
 
     def _expand(self, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,
-                now: str, qvec: np.ndarray | None) -> tuple[list[Candidate], int]:
+                now: str, qvec: np.ndarray | None) -> tuple[list[Candidate], int, int]:
         seeds = rank.order(list(cands.values()))[: cfg.expansion_seeds]
         seed_scores = {c.memory.id: c.score for c in seeds}
         types = [t for t in EDGE_TYPES if cfg.edge_type_weights.get(t, 1.0) > 0]
@@ -280,7 +342,9 @@ class SearchPipeline:
         reached = {e.b for e in edges}          # only a neighbour's own similarity enters its score
         cosines = ({i: float(np.dot(qvec, vec)) for i in reached
                     if (vec := known[i].embedding) is not None} if qvec is not None else {})
-        found = expansion.expand(seed_scores, edges, cosines, cfg)
+        windows = {c.memory.id: expansion.window_turns(c.direct) for c in seeds}
+        found = expansion.expand(seed_scores, edges, cosines, cfg, windows)
+        skipped = sum(1 for e in edges if e.a != e.b and expansion.skipped(e, windows, cfg))
         merged = 0
         fresh: list[Candidate] = []
         for other, (score, paths) in found.items():
@@ -294,4 +358,4 @@ class SearchPipeline:
         fresh = rank.order(fresh)[: cfg.expansion_max_added]
         for cand in fresh:
             cands[cand.memory.id] = cand
-        return fresh, merged
+        return fresh, merged, skipped

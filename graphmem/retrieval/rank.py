@@ -71,10 +71,36 @@ def group_copies(ordered: list[Candidate], cosine_min: float, overlap_min: float
     return out, grouped
 
 
+def spread_threads(ordered: list[Candidate], k: int, decay: float) -> tuple[list[Candidate], int]:
+    """Greedy top ``k`` where each pick's score is multiplied by ``decay`` per member of its thread
+    already picked (memories outside a thread are never touched), so one conversation's neighbouring
+    turns do not fill every place when the answer is spread over several; the rest follow in order.
+    Returns the order and how many picks moved below a memory they outscored before."""
+    if decay >= 1.0 or not ordered:
+        return ordered, 0
+    rest = list(ordered)
+    taken: dict[str, int] = {}
+    out: list[Candidate] = []
+    demoted = 0
+    while rest and len(out) < k:
+        def effective(c: Candidate) -> float:
+            return c.score * decay ** taken.get(c.memory.thread, 0) if c.memory.thread is not None else c.score
+        best = min(range(len(rest)), key=lambda i: (-effective(rest[i]), rest[i].memory.id))
+        if best:
+            demoted += 1
+        pick = rest.pop(best)
+        pick.score = effective(pick)
+        out.append(pick)
+        if pick.memory.thread is not None:
+            taken[pick.memory.thread] = taken.get(pick.memory.thread, 0) + 1
+    return out + rest, demoted
+
+
 def top_k(candidates: list[Candidate], k: int, dedupe: bool,
-          grouping: tuple[float, float] | None = None, successors_first: bool = False
-          ) -> tuple[list[Candidate], int, int, int]:
-    """(top k, near-duplicates dropped, copies grouped, superseded moved below their successor)."""
+          grouping: tuple[float, float] | None = None, successors_first: bool = False,
+          thread_decay: float = 1.0) -> tuple[list[Candidate], int, int, int, int]:
+    """(top k, near-duplicates dropped, copies grouped, superseded moved below their successor,
+    places reordered by ``spread_threads``)."""
     ordered = order(candidates)
     dropped = grouped = moved = 0
     if successors_first:        # first, so a near-duplicate pair keeps the successor
@@ -83,7 +109,8 @@ def top_k(candidates: list[Candidate], k: int, dedupe: bool,
         ordered, dropped = dedupe_near_duplicates(ordered)
     if grouping is not None:
         ordered, grouped = group_copies(ordered, *grouping)
-    if successors_first and grouping is not None:
+    ordered, spread = spread_threads(ordered, k, thread_decay)
+    if successors_first and (grouping is not None or spread):
         ordered, again = below_successors(ordered)
         moved += again
-    return ordered[:k], dropped, grouped, moved
+    return ordered[:k], dropped, grouped, moved, spread

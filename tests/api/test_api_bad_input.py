@@ -1,5 +1,5 @@
-"""A bad-input corpus (issue 12): every case answers 4xx with the JSON error shape, nothing is
-stored, and nothing is half-written. Also the schemathesis regressions of issue 15."""
+"""A bad-input corpus: every case answers 4xx with the JSON error shape, nothing is
+stored, and nothing is half-written. Also the regressions schemathesis once found."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ CASES = [  # (method, path, body text or None, content type, status, field)
      "params.expansion_max_added"),
     ("get", "/v1/graph?hops=3&ids=a", None, None, 422, "hops"),
     ("get", "/v1/graph?ids=" + ",".join(f"m{i}" for i in range(21)), None, None, 422, "ids"),
-    # issue 15's schemathesis findings
+    # what schemathesis once found
     ("get", "/v1/memories?namespace=", None, None, 422, "namespace"),
     ("get", "/v1/stats?namespace=", None, None, 422, "namespace"),
     ("get", "/v1/memories?include_expired=junk", None, None, 422, "include_expired"),
@@ -138,7 +138,7 @@ def test_bad_input_is_a_4xx_with_a_json_error_and_stores_nothing(client, method,
 
 
 def test_schema_valid_requests_the_server_used_to_refuse(seeded):
-    """Issue 15: /v1/graph with neither ids nor query, and a relation to a missing memory (404 first)."""
+    """/v1/graph with neither ids nor query, and a relation to a missing memory (404 first)."""
     assert seeded.get("/v1/graph").status_code == 200
     resp = seeded.post("/v1/relations", json={"from_id": "ghost", "to_id": "ghost",
                                               "evidence": {"source_text": "a b", "quote": "a"}})

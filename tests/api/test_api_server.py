@@ -41,7 +41,8 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
         extra = env
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_") or k == "GRAPHMEM_MODEL_DIR"}
+        env = {k: v for k, v in os.environ.items()      # the test model stays (tests/embedding_model.py)
+               if not k.startswith("GRAPHMEM_") or k in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR")}
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         if env_keys:
             env["GRAPHMEM_API_KEYS"] = env_keys

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
-from graphmem.embedding.embedder import DEFAULT_MODEL, Embedder
-from graphmem.embedding.prepare import MAX_TOKENS, ensure_model
+from graphmem.embedding.embedder import Embedder
+from graphmem.embedding.prepare import MAX_TOKENS, MODEL_ID, ensure_model
 
 # Each of these is exactly one word piece, so n words -> n tokens (+ [CLS], [SEP]).
 ONE_TOKEN_WORDS = [
@@ -35,7 +35,7 @@ def cos(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def test_shape_dtype_and_unit_norm(embedder: Embedder) -> None:
-    assert embedder.model_id == DEFAULT_MODEL
+    assert embedder.model_id == MODEL_ID            # the test model (tests/conftest.py TEST_MODEL)
     assert embedder.dim == 384
     vecs = embedder.embed_documents(["alpha", "beta gamma", "a much longer sentence about graphs"])
     assert vecs.shape == (3, 384)

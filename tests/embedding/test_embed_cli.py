@@ -9,13 +9,14 @@ import pytest
 from click.testing import CliRunner
 
 from graphmem.cli.model_cmd import model
-from graphmem.embedding.prepare import PINNED_ONNX_SHA256
+from graphmem.embedding.prepare import MODEL_ID, PINNED_ONNX_SHA256
 
 
 @pytest.fixture
 def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    for var in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR"):
-        monkeypatch.delenv(var, raising=False)
+    """The PyPI-built model named (the default is e5-small-v2, prepared from Maven: test_embed_models)."""
+    monkeypatch.delenv("GRAPHMEM_MODEL_DIR", raising=False)
+    monkeypatch.setenv("GRAPHMEM_MODEL", MODEL_ID)
     return CliRunner()
 
 

@@ -19,7 +19,7 @@ from .conftest import FLOORS_PATH  # noqa: E402
 
 
 def test_floors_file_is_what_the_script_derives_from_the_reports() -> None:
-    assert json.loads(FLOORS_PATH.read_text()) == derive(), "re-run: python bench/derive_floors.py"
+    assert json.loads(FLOORS_PATH.read_text()) == derive(), "re-run: python -m bench.derive_floors"
 
 
 @pytest.mark.parametrize(("ci", "outcome"), [("1", "error"), ("", "skipped")])

@@ -1,4 +1,4 @@
-"""A running engine sees another process's writes to the same embedded store (issue 12, item 2).
+"""A running engine sees another process's writes to the same embedded store.
 
 The engine here loads its namespace's vector matrix first; then ``graphmem import`` and
 ``graphmem delete`` run as separate processes on the same data dir. The imported memory, which

@@ -1,4 +1,4 @@
-"""kill -9 during imports (issue 12): a ``graphmem import`` process is killed mid-batch a few
+"""kill -9 during imports: a ``graphmem import`` process is killed mid-batch a few
 times; every memory a reader saw committed before the kill is still there, nothing is
 half-written (``graphmem check`` clean after each kill), and re-running the import completes
 the rest exactly once."""

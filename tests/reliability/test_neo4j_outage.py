@@ -1,4 +1,4 @@
-"""Neo4j outage (issue 12, item 3): while the test's own Neo4j is stopped, every request fails
+"""Neo4j outage: while the test's own Neo4j is stopped, every request fails
 fast with 503 + Retry-After (bounded by the configured timeouts, then the circuit breaker), and
 /readyz answers within 1 s; after a restart the service recovers without one, and nothing
 acknowledged is lost. Scenario: ``bench/bench_outage.py`` (which also saves the figures)."""

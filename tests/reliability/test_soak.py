@@ -1,4 +1,4 @@
-"""Bounded concurrency soak (issue 12): writers, readers and deleters over HTTP on loopback
+"""Bounded concurrency soak: writers, readers and deleters over HTTP on loopback
 against a real ``graphmem serve`` process for ``GRAPHMEM_SOAK_SECONDS`` (default 25): no 5xx, no
 transport error, no acknowledged write lost, no acknowledged delete undone, a clean shutdown,
 and ``graphmem check`` clean afterwards. Scenario: ``bench/bench_soak.py``."""

@@ -1,4 +1,4 @@
-"""The embedded store's vector index under concurrent search and delete/re-add (issue 12, item 1):
+"""The embedded store's vector index under concurrent search and delete/re-add:
 searches read a consistent matrix while writers swap rows out and back in."""
 
 from __future__ import annotations

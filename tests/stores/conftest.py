@@ -5,7 +5,7 @@ Neo4j comes from tests/neo4j_server.py (``GRAPHMEM_NEO4J_URI``; skipped without 
 so tests share one database without seeing each other (and a developer's data is never touched).
 
 The vector index has one dimension per database and the service uses 384, so tests use
-deterministic 384-dim unit vectors and ``ensure_schema(DEFAULT_MODEL, 384)``: the database is
+deterministic 384-dim unit vectors and ``ensure_schema(TEST_MODEL, 384)``: the database is
 shared with the engine tests, and a store refuses another model than the one it records.
 """
 
@@ -16,13 +16,13 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from graphmem.embedding.embedder import DEFAULT_MODEL
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.stores.sqlite.ann import AnnSettings
+from tests.embedding_model import TEST_MODEL
 from tests.neo4j_server import open_store
 
 DIM = 384
-MODEL = DEFAULT_MODEL
+MODEL = TEST_MODEL
 
 
 def new_namespace(tag: str = "t") -> str:

@@ -1,4 +1,4 @@
-"""The embedded store's approximate vector index (issue 17, item 4), forced on at a small size.
+"""The embedded store's approximate vector index, forced on at a small size.
 
 Real usearch, real SQLite: recall against exact search, the exact-score ranking contract,
 filters (exact subset and over-fetch), persistence beside the database, staleness (writes by
