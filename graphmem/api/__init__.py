@@ -34,11 +34,11 @@ _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 
 
 class MemoryIdConverter(PathConverter):
-    """A memory id in a path: may hold '/', never ends in '/neighbors' or '/history' (those paths
-    are the neighbours view and the history), so /v1/memories/x/neighbors has exactly one route
-    (and one Allow header)."""
+    """A memory id in a path: may hold '/', never ends in '/neighbors', '/history' or '/candidates'
+    (those paths are the neighbours view, the history and its candidates), so
+    /v1/memories/x/neighbors has exactly one route (and one Allow header)."""
 
-    regex = r"[^/].*?(?<!/neighbors)(?<!/history)"
+    regex = r"[^/].*?(?<!/neighbors)(?<!/history)(?<!/candidates)"
 
 
 @dataclass
