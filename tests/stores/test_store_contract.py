@@ -91,6 +91,15 @@ def exact_vector(mems: list[Memory], q: np.ndarray, limit: int, flt: MemoryFilte
     return [i for _, i in sorted(scored)[:limit]]
 
 
+def test_thread_context_has_a_row_per_key_even_at_a_threads_ends(ctx):
+    ns = ctx.ns
+    turns = [mem(ns, f"c{i}", t=i, thread="s", seq=i) for i in range(3)]
+    save(ctx.store, *turns)
+    keys = [(m.thread, m.thread_pos) for m in turns] + [("s", turns[2].thread_pos + "~"), ("none", "0")]
+    assert ctx.store.thread_context(ns, keys, 2, 2) == [
+        ([], ["c1", "c2"]), (["c0"], ["c2"]), (["c1", "c0"], []), (["c2", "c1"], []), ([], [])]
+
+
 # -- lifecycle -------------------------------------------------------------------------------
 def test_protocol_and_kind(ctx):
     assert isinstance(ctx.store, MemoryStore)

@@ -1,0 +1,125 @@
+// Rendering of API responses: search results with their `why` and trace, memory details,
+// health and structure. Every stored string goes through el() as text.
+import { el } from "/ui/api.js";
+
+export const EDGE_COLOURS = {
+  SHARES_TAG: "#5b8def", SAME_CATEGORY: "#9b59b6", OVERLAPS: "#2ecc71", RELATED: "#e67e22",
+  FOLLOWS: "#34495e",
+};
+const OTHER = ["#16a085", "#c0392b", "#8e44ad", "#7f8c8d"];
+
+export function edgeColour(type) {
+  if (!(type in EDGE_COLOURS)) EDGE_COLOURS[type] = OTHER[Object.keys(EDGE_COLOURS).length % OTHER.length];
+  return EDGE_COLOURS[type];
+}
+
+const num = (x, d = 3) => (typeof x === "number" ? x.toFixed(d).replace(/\.?0+$/, "") : String(x));
+const json = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+
+function hit(name, h) {
+  return h ? `${name} rank ${h.rank} (score ${num(h.score)})` : `not in the ${name} list`;
+}
+
+/** The `why` as one or two sentences. */
+export function whyWords(why) {
+  const parts = [];
+  if (why.direct) {
+    parts.push(`Found directly: ${hit("vector", why.direct.vector)}, ${hit("lexical", why.direct.lexical)}; ` +
+      `fused ${num(why.direct.fused)}` + (why.direct.keys ? ` (by ${why.direct.keys.join(" and ")})` : "") + ".");
+  }
+  for (const p of why.related || []) {
+    parts.push(`Brought in by seed ${p.seed} over a ${p.edge} edge (weight ${num(p.weight)}).`);
+  }
+  if (why.router && why.router.boost) {
+    parts.push(`The router boosted it ×${num(why.router.boost)} for ` +
+      [...why.router.tags, why.router.category].filter(Boolean).join(", ") + ".");
+  }
+  const h = why.health;
+  parts.push(h.penalties.length
+    ? `Health ${num(h.score)} (${h.penalties.map((p) => `${p.rule} −${num(p.penalty)}`).join(", ")})` +
+      (h.applied ? `, score ×${num(h.multiplier)}.` : ", not applied.")
+    : `Healthy (${num(h.score)}).`);
+  parts.push(`Source ${why.source.source} weighs ${num(why.source.weight)}` + (why.source.applied ? "." : " (not applied)."));
+  return parts.join(" ");
+}
+
+/** The `why` as a table of its parts. */
+export function whyTable(why) {
+  const rows = [["kind", why.kind]];
+  if (why.direct) {
+    rows.push(["vector rank", why.direct.vector ? `${why.direct.vector.rank} (${num(why.direct.vector.score)})` : "—"]);
+    rows.push(["lexical rank", why.direct.lexical ? `${why.direct.lexical.rank} (${num(why.direct.lexical.score)})` : "—"]);
+    rows.push(["fused", num(why.direct.fused)]);
+    if (why.direct.window) rows.push(["context window", `fused ${num(why.direct.window.fused)}, weight ${num(why.direct.window.weight)}`]);
+  }
+  for (const p of why.related || []) {
+    rows.push(["seed · edge", `${p.seed} · ${p.edge} (weight ${num(p.weight)}, score ${num(p.score)})`]);
+    rows.push(["edge reason", json(p.reason)]);
+  }
+  if (why.router) rows.push(["router boost", `${num(why.router.boost)} (${[...why.router.tags, why.router.category].filter(Boolean).join(", ")})`]);
+  rows.push(["health", `${num(why.health.score)} → ×${num(why.health.multiplier)}${why.health.applied ? "" : " (off)"}`]);
+  for (const p of why.health.penalties) rows.push(["health penalty", `${p.rule} −${num(p.penalty)}: ${p.detail}`]);
+  rows.push(["source weight", `${why.source.source}: ${num(why.source.weight)}${why.source.applied ? "" : " (off)"}`]);
+  if (why.near_duplicates_merged) rows.push(["near-duplicates merged", why.near_duplicates_merged.join(", ")]);
+  return el("table", { class: "why-parts" }, rows.map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, v))));
+}
+
+/** Candidates in and out per stage, as bars, with the time. */
+export function traceChart(trace) {
+  const most = Math.max(1, ...trace.stages.map((s) => Math.max(s.in, s.out)));
+  const bar = (n, cls) => el("span", { class: `bar ${cls}`, style: `width:${Math.round((160 * n) / most)}px` });
+  return el("div", { class: "card trace" },
+    el("div", {}, `recipe ${trace.recipe} · k ${trace.k} · ${num(trace.total_ms, 1)} ms in all`),
+    el("table", {}, el("tr", {}, ["stage", "in", "out", "ms"].map((h) => el("th", {}, h))),
+      trace.stages.map((s) => el("tr", { dataset: { stage: s.stage }, class: s.enabled ? "" : "muted" },
+        el("td", {}, s.stage + (s.enabled ? "" : " (off)")),
+        el("td", {}, bar(s.in, "in"), ` ${s.in}`), el("td", {}, bar(s.out, "out"), ` ${s.out}`),
+        el("td", {}, num(s.ms, 2))))));
+}
+
+export function resultCard(r, open) {
+  const m = r.memory;
+  return el("li", { class: "card result", dataset: { id: r.id } },
+    el("div", {}, el("a", { class: "mem", on: { click: () => open(r.id) } }, r.id),
+      ` · score ${num(r.score)} · ${r.kind}`),
+    el("div", { class: "content" }, m.content),
+    el("div", {}, m.tags.map((t) => el("span", { class: "chip" }, t)), m.category ? ` · ${m.category}` : ""),
+    r.why ? [el("div", { class: "why-words" }, whyWords(r.why)), whyTable(r.why)] : null);
+}
+
+export function memoryTable(m) {
+  return el("table", { class: "fields" }, Object.entries(m).map(([k, v]) =>
+    el("tr", { dataset: { field: k } }, el("th", {}, k), el("td", { class: k === "content" ? "content" : "" },
+      v === null ? "—" : json(v)))));
+}
+
+export function healthReasons(m) {
+  return el("div", { class: "health" }, `health ${num(m.health)}`,
+    m.health_reasons.length
+      ? el("ul", {}, m.health_reasons.map((p) => el("li", {}, `${p.rule} −${num(p.penalty)}: ${p.detail}`)))
+      : " — no penalties");
+}
+
+function barTable(title, entries, cls = "") {
+  const most = Math.max(1, ...entries.map(([, n]) => n));
+  return el("div", { class: `card ${cls}` }, el("h3", {}, title), el("table", {},
+    entries.map(([k, n]) => el("tr", { dataset: { key: k } }, el("th", {}, k),
+      el("td", {}, el("span", { class: "bar", style: `width:${Math.round((200 * n) / most)}px` }), ` ${n}`)))));
+}
+
+export function healthView(stats, lowest, open) {
+  return el("div", {},
+    el("p", {}, `${stats.memories} memories on ${stats.server.kind} (${stats.server.edition} ${stats.server.version})`),
+    barTable("Health histogram", Object.entries(stats.health_histogram), "histogram"),
+    el("div", { class: "card lowest" }, el("h3", {}, "Lowest health"), el("ol", {}, lowest.map((m) =>
+      el("li", { dataset: { health: m.health } }, el("a", { class: "mem", on: { click: () => open(m.id) } }, m.id),
+        ` ${num(m.health)} `,
+        el("span", { class: "muted" }, m.content.slice(0, 80)),
+        el("ul", {}, m.health_reasons.map((p) => el("li", {}, `${p.rule} −${num(p.penalty)}: ${p.detail}`))))))),
+    barTable("Edges by type", Object.entries(stats.edges), "edge-counts"),
+    el("div", { class: "card degree" }, el("h3", {}, "Degree by edge type"), el("table", {},
+      el("tr", {}, ["type", "max", "mean"].map((h) => el("th", {}, h))),
+      Object.entries(stats.degree).map(([t, d]) => el("tr", {}, el("td", {}, t), el("td", {}, d.max),
+        el("td", {}, num(d.mean)))))),
+    barTable("Namespaces", Object.entries(stats.namespaces), "namespaces"));
+}
