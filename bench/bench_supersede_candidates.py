@@ -74,8 +74,10 @@ def main() -> None:
     cfg = load_settings(use_env=False).supersede
     ensure_model()
     pairs = load_pairs()
-    built = memories(pairs, load_embedder())
-    report = {**facts, "pairs": len(pairs), "positives": sum(p["supersedes"] for p in pairs),
+    embedder = load_embedder()
+    built = memories(pairs, embedder)
+    report = {**facts, "model": embedder.model_id, "pairs": len(pairs),
+              "positives": sum(p["supersedes"] for p in pairs),
               "fixture": str(PAIRS.relative_to(ROOT)),
               "thresholds": {"min_cosine": cfg.min_cosine, "min_term_overlap": cfg.min_term_overlap},
               "defaults": score(built, cfg),
