@@ -15,6 +15,8 @@
 //   of the index per query), $limit (int, per request), $exclude_id (string; '' excludes nothing).
 // Filter parameters (the meaning of graphmem.model.MemoryFilter.matches):
 //   $include_expired (bool), $now (fixed-width ISO string; expired = expires_at <= $now),
+//   $current_only (bool: drop superseded memories), $as_of (ISO string or null: only memories
+//   valid then, valid_start <= $as_of < valid_until),
 //   $tags (list: all required), $categories, $sources (lists: any; empty = no filter),
 //   $min_health, $max_health (float or null), $created_after (inclusive),
 //   $created_before (exclusive) (ISO string or null).
@@ -28,6 +30,8 @@ CALL (request) {
   WITH m, score, hits,
        m.namespace = $namespace AND m.id <> $exclude_id
    AND ($include_expired OR m.expires_at IS NULL OR m.expires_at > $now)
+   AND (NOT $current_only OR m.superseded_by IS NULL)
+   AND ($as_of IS NULL OR (m.valid_start <= $as_of AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
    AND all(tag IN $tags WHERE tag IN m.tags)
    AND (size($categories) = 0 OR m.category IN $categories)
    AND (size($sources) = 0 OR m.source IN $sources)

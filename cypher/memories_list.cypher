@@ -10,6 +10,8 @@
 //   $after_created, $after_id (strings or null): the cursor = last row of the previous page.
 // Filter parameters (the meaning of graphmem.model.MemoryFilter.matches):
 //   $include_expired (bool), $now (fixed-width ISO string; expired = expires_at <= $now),
+//   $current_only (bool: drop superseded memories), $as_of (ISO string or null: only memories
+//   valid then, valid_start <= $as_of < valid_until),
 //   $tags (list: all required), $categories, $sources (lists: any; empty = no filter),
 //   $min_health, $max_health (float or null), $created_after (inclusive),
 //   $created_before (exclusive) (ISO string or null).
@@ -18,6 +20,8 @@ MATCH (m:Memory)
 USING INDEX SEEK m:Memory(namespace, created_at, id)
 WHERE m.namespace = $namespace AND m.created_at >= coalesce($after_created, '') AND m.id IS NOT NULL
   AND ($include_expired OR m.expires_at IS NULL OR m.expires_at > $now)
+  AND (NOT $current_only OR m.superseded_by IS NULL)
+  AND ($as_of IS NULL OR (m.valid_start <= $as_of AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
   AND all(tag IN $tags WHERE tag IN m.tags)
   AND (size($categories) = 0 OR m.category IN $categories)
   AND (size($sources) = 0 OR m.source IN $sources)

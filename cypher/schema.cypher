@@ -7,7 +7,10 @@
 //   (:Memory {namespace, id, content, content_hash, tags, category, source, reason,
 //             metadata, created_at, updated_at, valid_until, expires_at, embedding, embedding_f32,
 //             health, health_reasons, source_weight, term_counts, term_keys, doc_length,
-//             terms, near_duplicate_of, evidence, topics, topic_labels, thread, seq, thread_pos})
+//             terms, near_duplicate_of, evidence, topics, topic_labels, thread, seq, thread_pos,
+//             valid_from, superseded_by, valid_start})
+//       valid_start = valid_from, else created_at (what as_of compares); superseded_by = the memory
+//       that replaced it, joined to it by a SUPERSEDES relationship.
 //       thread / seq: the conversation and position (optional); thread_pos = model.thread_position,
 //       one string whose order is the thread's order (thread_context.cypher seeks it).
 //       A thread member's context window is a :Memory of the same id in the companion namespace
@@ -27,6 +30,9 @@
 //       stored once, from the smaller id to the larger; reason is a JSON string.
 //   (:Memory)-[:FOLLOWS {weight, reason}]->(:Memory)
 //       from a thread's earlier memory to the next one (at most one each way per memory).
+//   (:Memory)-[:SUPERSEDES {weight, reason}]->(:Memory)
+//       from a memory to the older one it replaces; reason (JSON) holds when, why and the older
+//       memory's state before, which undoing the supersession restores.
 //   (:TermDF {namespace, term, df})           document frequency per term
 //   (:CategoryCount {namespace, category, n})   memories per category (router, O(1))
 //   (:NamespaceStats {namespace, n_docs, total_length})

@@ -17,6 +17,8 @@
 //   $created_from, $created_to (string, never null), $health_from, $health_to (float, never null).
 // Filter parameters (the meaning of graphmem.model.MemoryFilter.matches):
 //   $include_expired (bool), $now (fixed-width ISO string; expired = expires_at <= $now),
+//   $current_only (bool: drop superseded memories), $as_of (ISO string or null: only memories
+//   valid then, valid_start <= $as_of < valid_until),
 //   $tags (list: all required), $categories, $sources (lists: any; empty = no filter).
 // Returns: one row {size: int (memories in the namespace), fetched: int (rows the index gave),
 //   hits: list<[id, score]>}.
@@ -36,6 +38,8 @@ CALL (size) {
     ) SCORE AS score
   WITH m, score,
        ($include_expired OR m.expires_at IS NULL OR m.expires_at > $now)
+    AND (NOT $current_only OR m.superseded_by IS NULL)
+    AND ($as_of IS NULL OR (m.valid_start <= $as_of AND (m.valid_until IS NULL OR m.valid_until > $as_of)))
     AND all(tag IN $tags WHERE tag IN m.tags)
     AND (size($categories) = 0 OR m.category IN $categories)
     AND (size($sources) = 0 OR m.source IN $sources)

@@ -84,6 +84,7 @@ class Limits:
     max_expansion_added: int
     max_relation_label_chars: int
     max_evidence_chars: int
+    max_supersedes: int
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,21 @@ class HealthRules:
     reference_patterns: tuple[str, ...]
     missing_tags_penalty: float
     missing_category_penalty: float
+    superseded_penalty: float
+
+
+@dataclass(frozen=True)
+class SupersedeSettings:
+    """Supersession (``ingest/supersede.py``) and its evidence-gated candidates
+    (``ingest/supersede_candidates.py``)."""
+
+    edge_weight: float
+    max_history: int
+    auto: bool
+    candidates: bool
+    candidate_pool: int
+    min_cosine: float
+    min_term_overlap: float
 
 
 @dataclass(frozen=True)
@@ -307,6 +323,8 @@ class SearchConfig:
     group_copies: bool = tunable()
     group_cosine: float = tunable(0.0, 1.0)
     group_term_overlap: float = tunable(0.0, 1.0)
+    successors_first: bool = tunable(description=(
+        "A superseded result never ranks above its successor (missing successors are brought in)."))
     thread_decay: float = tunable(0.0, 1.0, description=(
         "Each result's score times this per result of its thread already placed above it (1: off)."))
     name: str = "custom"
@@ -341,6 +359,7 @@ class Settings:
     mcp: McpSettings
     topics: TopicSettings
     context: ContextSettings
+    supersede: SupersedeSettings
     search: SearchConfig
     recipes: dict[str, SearchConfig] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -423,6 +442,7 @@ def settings_from_dict(data: dict) -> Settings:
         mcp=_build(McpSettings, data["mcp"], "mcp"),
         topics=_build(TopicSettings, data["topics"], "topics"),
         context=_build(ContextSettings, data["context"], "context"),
+        supersede=_build(SupersedeSettings, data["supersede"], "supersede"),
         search=base_search,
         recipes=recipes,
         raw=data,

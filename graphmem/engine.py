@@ -19,7 +19,9 @@ from graphmem.embedding.embedder import Embedder
 from graphmem.embedding.first_use import open_embedder
 from graphmem.errors import NotFoundError, ValidationError
 from graphmem.ingest.service import Ingestor, IngestResult, PreparedBatch
-from graphmem.ingest.validate import validate_namespace
+from graphmem.ingest.supersede import link_view
+from graphmem.ingest.supersede_candidates import proposals_about
+from graphmem.ingest.validate import validate_id, validate_namespace
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, utcnow_iso
 from graphmem.retrieval.pipeline import SearchOutcome, SearchPipeline, SearchRequest
 from graphmem.stores.base import MemoryStore
@@ -81,7 +83,7 @@ class Graphmem:
         self.ingestor = Ingestor(settings, store, embedder, clock)
         cfg = settings.store
         overlap = cfg.recall_overlap_workers if store.kind in cfg.recall_overlap_stores else 0
-        self.pipeline = SearchPipeline(store, embedder, clock, overlap)
+        self.pipeline = SearchPipeline(store, embedder, clock, overlap, settings.supersede)
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None,
@@ -156,6 +158,47 @@ class Graphmem:
     def delete(self, namespace: str, memory_id: str) -> None:
         if not self.ingestor.delete(validate_namespace(namespace), memory_id):
             raise NotFoundError(f"memory {memory_id!r} not found in namespace {namespace!r}", field="id")
+
+    # -- supersession (ingest/supersede.py) --------------------------------------------------
+    def supersede(self, namespace: str, newer: str, older: list[str], reason: str | None = None) -> dict[str, Any]:
+        """Mark stored ``older`` memories as replaced by the stored ``newer`` (one transaction)."""
+        ns = validate_namespace(namespace)
+        lim = self.settings.limits
+        newer = validate_id(newer, lim, "newer")
+        older = [validate_id(i, lim, "older") for i in older]
+        if not older or len(older) > lim.max_supersedes:
+            raise ValidationError(f"older must name 1-{lim.max_supersedes} ids (limits.max_supersedes)",
+                                  field="older")
+        plan = self.ingestor.supersede(ns, newer, older, reason)
+        now = self.store.get_memories(ns, older)
+        return {"namespace": ns, "supersessions": [link_view(e) for e in plan.edges],
+                "memories": [now[i].to_dict() for i in older if i in now]}
+
+    def unsupersede(self, namespace: str, newer: str, older: str) -> dict[str, Any]:
+        """Undo one supersession: the older memory gets back the fields it had before it."""
+        ns = validate_namespace(namespace)
+        lim = self.settings.limits
+        restored, edge = self.ingestor.unsupersede(ns, validate_id(newer, lim, "newer"),
+                                                   validate_id(older, lim, "older"))
+        return {"namespace": ns, "undone": link_view(edge), "memory": restored.to_dict()}
+
+    def supersede_candidates(self, namespace: str, memory_id: str) -> dict[str, Any]:
+        """The "may supersede" proposals a memory is part of (either side), computed by the rule
+        of ``ingest/supersede_candidates.py`` with its evidence; none when ``[supersede] candidates``
+        is off. Proposals are never applied here (POST /v1/supersessions applies one)."""
+        ns = validate_namespace(namespace)
+        memory_id = validate_id(memory_id, self.settings.limits)
+        mem = self.store.get_memories(ns, [memory_id]).get(memory_id)
+        if mem is None:
+            raise NotFoundError(f"memory {memory_id!r} not found in namespace {ns!r}", field="id")
+        cfg = self.settings.supersede
+        found = proposals_about(self.store, mem, cfg) if cfg.candidates else []
+        return {"namespace": ns, "candidates": [p.to_dict() for p in found]}
+
+    def history(self, namespace: str, memory_id: str) -> dict[str, Any]:
+        """The supersession chain of a memory, oldest first, with times and reasons."""
+        return self.ingestor.superseder.history(validate_namespace(namespace),
+                                                validate_id(memory_id, self.settings.limits))
 
     def list_memories(self, namespace: str, filters: MemoryFilter, limit: int = 50,
                       cursor: str | None = None) -> tuple[list[Memory], str | None]:

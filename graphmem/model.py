@@ -15,8 +15,10 @@ import numpy as np
 from graphmem.fastjson import loads
 
 LINK_TYPES = ("SHARES_TAG", "SAME_CATEGORY", "OVERLAPS")   # maintained automatically on ingest
-# RELATED: explicit, evidence-gated; FOLLOWS: a thread's order (earlier -> later), kept by ingest
-EDGE_TYPES = (*LINK_TYPES, "RELATED", "FOLLOWS")
+# RELATED: explicit, evidence-gated; FOLLOWS: a thread's order (earlier -> later), kept by ingest;
+# SUPERSEDES: from a memory to the older one it replaces (ingest/supersede.py), its undo state in the reason
+EDGE_TYPES = (*LINK_TYPES, "RELATED", "FOLLOWS", "SUPERSEDES")
+SUPERSEDES = "SUPERSEDES"
 # A thread member's context window is stored as a row of the same id in this companion namespace
 # (user namespaces never contain "~"), so both stores index it with their own vector and full-text
 # indexes; stores leave these namespaces out of ``namespaces()`` and ``stats``.
@@ -102,6 +104,8 @@ class Memory:
     updated_at: str = ""
     valid_until: str | None = None
     expires_at: str | None = None
+    valid_from: str | None = None          # when the fact became true (None: since created_at)
+    superseded_by: str | None = None       # the memory that replaced it (a SUPERSEDES edge holds why)
     embedding: np.ndarray | None = None
     health: float = 1.0
     health_reasons: list[HealthPenalty] = field(default_factory=list)
@@ -135,6 +139,14 @@ class Memory:
     def is_expired(self, now_iso: str) -> bool:
         return self.expires_at is not None and self.expires_at <= now_iso
 
+    @property
+    def effective_valid_from(self) -> str:
+        return self.valid_from or self.created_at
+
+    def is_valid_at(self, when: str) -> bool:
+        """Valid from ``valid_from`` (else ``created_at``), inclusive, until ``valid_until``, exclusive."""
+        return self.effective_valid_from <= when and (self.valid_until is None or self.valid_until > when)
+
     def to_dict(self, include_embedding: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
             "id": self.id,
@@ -147,8 +159,10 @@ class Memory:
             "metadata": self.metadata,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            "valid_from": self.valid_from,
             "valid_until": self.valid_until,
             "expires_at": self.expires_at,
+            "superseded_by": self.superseded_by,
             "health": round(self.health, 4),
             "health_reasons": [p.to_dict() for p in self.health_reasons],
             "source_weight": round(self.source_weight, 4),
@@ -224,13 +238,26 @@ class MemoryFilter:
     created_after: str | None = None
     created_before: str | None = None
     include_expired: bool = False
+    current_only: bool = False                             # drop superseded memories
+    as_of: str | None = None                               # only memories valid at this time
 
     def is_empty(self) -> bool:
+        return not (self.tags or self.categories or self.sources or self.min_health is not None
+                    or self.max_health is not None or self.created_after or self.created_before
+                    or self.current_only or self.as_of)
+
+    def only_validity(self) -> bool:
+        """True when the filter holds nothing but expiry, ``current_only`` and ``as_of``: a store
+        can then exclude the few memories these drop (index seeks) instead of listing all it keeps."""
         return not (self.tags or self.categories or self.sources or self.min_health is not None
                     or self.max_health is not None or self.created_after or self.created_before)
 
     def matches(self, mem: Memory, now_iso: str) -> bool:
         if not self.include_expired and mem.is_expired(now_iso):
+            return False
+        if self.current_only and mem.superseded_by is not None:
+            return False
+        if self.as_of is not None and not mem.is_valid_at(self.as_of):
             return False
         if self.tags and not set(self.tags).issubset(mem.tags):
             return False

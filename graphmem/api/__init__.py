@@ -21,7 +21,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import PathConverter
 
 from graphmem import fastjson
-from graphmem.api import routes_memories, routes_ops, routes_search, ui_routes
+from graphmem.api import routes_memories, routes_ops, routes_search, routes_supersede, ui_routes
 from graphmem.api.errors import register_error_handlers
 from graphmem.api.metrics import ApiMetrics
 from graphmem.api.openapi import build_spec
@@ -34,10 +34,11 @@ _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 
 
 class MemoryIdConverter(PathConverter):
-    """A memory id in a path: may hold '/', never ends in '/neighbors' (that path is the
-    neighbours view), so /v1/memories/x/neighbors has exactly one route (and one Allow header)."""
+    """A memory id in a path: may hold '/', never ends in '/neighbors', '/history' or '/candidates'
+    (those paths are the neighbours view, the history and its candidates), so
+    /v1/memories/x/neighbors has exactly one route (and one Allow header)."""
 
-    regex = r"[^/].*?(?<!/neighbors)"
+    regex = r"[^/].*?(?<!/neighbors)(?<!/history)(?<!/candidates)"
 
 
 @dataclass
@@ -79,6 +80,7 @@ def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: K
     app.register_blueprint(routes_memories.bp)
     app.register_blueprint(routes_search.bp)
     app.register_blueprint(routes_ops.bp)
+    app.register_blueprint(routes_supersede.bp)
     app.register_blueprint(ui_routes.bp)
     state.spec = build_spec(app, settings)
     app.before_request(_before)

@@ -54,8 +54,9 @@ def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
 def _components(settings: Settings) -> tuple[dict[str, Any], dict[str, Any]]:
     c = contract(settings)
     requests = [getattr(c, n) for n in ("MemoryInput", "MemoryPatch", "BatchRequest", "SearchRequest",
-                                        "RelationRequest")]
-    args = {n: getattr(c, n) for n in ("NamespaceArgs", "ListArgs", "NeighborsArgs", "GraphArgs", "MemoryPath")}
+                                        "RelationRequest", "SupersedeRequest")]
+    args = {n: getattr(c, n) for n in ("NamespaceArgs", "ListArgs", "NeighborsArgs", "GraphArgs", "MemoryPath",
+                                        "SupersessionArgs")}
     pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = (
         [(m, "validation") for m in (*requests, *args.values())]
         + [(m, "serialization") for m in responses.RESPONSE_MODELS])
@@ -70,9 +71,10 @@ def _parameters(op: Operation, path_args: list[str], arg_schemas: dict[str, Any]
             "schema": arg_schemas["MemoryPath"]["properties"][name],
             "description": "Memory id (may contain '/', sent raw or percent-encoded)."} for name in path_args]
     if op.args:
+        required = set(arg_schemas[op.args].get("required", []))
         for name, schema in arg_schemas[op.args]["properties"].items():
             schema = _not_null(schema)
-            param = {"name": name, "in": "query", "required": False, "schema": schema}
+            param = {"name": name, "in": "query", "required": name in required, "schema": schema}
             if schema.get("description"):
                 param["description"] = schema["description"]
             if schema.get("type") == "array":

@@ -1,4 +1,4 @@
-"""Memory commands: add, import, get, search, neighbors, delete, rescore, stats."""
+"""Memory commands: add, import, get, history, search, neighbors, delete, rescore, stats."""
 
 from __future__ import annotations
 
@@ -31,12 +31,15 @@ def _echo_json(data) -> None:
 @click.option("--id", "memory_id", help="Idempotency key / explicit id.")
 @click.option("--thread", help="The conversation it belongs to (linked by FOLLOWS, with a context window).")
 @click.option("--seq", type=int, help="Its position in the thread (default: created_at order).")
+@click.option("--supersedes", multiple=True, help="Id of an older memory this one replaces (repeatable).")
 @click.option("--namespace", "-n", default="default", show_default=True)
 @pass_cli
-def add(cli: CliContext, content, tags, category, source, reason, memory_id, thread, seq, namespace) -> None:
+def add(cli: CliContext, content, tags, category, source, reason, memory_id, thread, seq, supersedes,
+        namespace) -> None:
     """Add one memory."""
     data = {"content": content, "tags": list(tags), "category": category, "source": source,
-            "reason": reason, "id": memory_id, "thread": thread, "seq": seq}
+            "reason": reason, "id": memory_id, "thread": thread, "seq": seq,
+            "supersedes": list(supersedes) or None}
     result = cli.engine().add({k: v for k, v in data.items() if v is not None}, namespace)
     _echo_json(result.to_dict())
 
@@ -190,7 +193,16 @@ def stats(cli: CliContext, namespace) -> None:
     _echo_json(cli.engine().stats_report(namespace))
 
 
+@click.command()
+@click.argument("memory_id")
+@click.option("--namespace", "-n", default="default", show_default=True)
+@pass_cli
+def history(cli: CliContext, memory_id, namespace) -> None:
+    """The supersession chain of a memory, oldest first, with times and reasons."""
+    _echo_json(cli.engine().history(namespace, memory_id))
+
+
 def register(group: click.Group) -> None:
-    for command in (add, import_, get, delete, search, neighbors, rescore, stats):
+    for command in (add, import_, get, history, delete, search, neighbors, rescore, stats):
         group.add_command(command)
 

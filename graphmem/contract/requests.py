@@ -40,7 +40,8 @@ _DATE = rf"(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
 _TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z"
 CURSOR_PATTERN = rf"^{_DATE}T{_TIME}~.+$"
 DEFAULT_SOURCE = "unknown"     # a memory stored without a source (HTTP, MCP, CLI and imports alike)
-PATCHABLE = ("content", "tags", "category", "source", "reason", "metadata", "valid_until", "expires_at")
+PATCHABLE = ("content", "tags", "category", "source", "reason", "metadata", "valid_from", "valid_until",
+             "expires_at")
 
 
 def json_depth(value: Any) -> int:
@@ -113,7 +114,10 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         reason: text(lim.max_reason_chars) | None = None  # type: ignore[valid-type]
         metadata: dict[str, Any] | None = Field(
             None, description=f"At most {lim.max_metadata_bytes} bytes as JSON, nested {lim.max_json_depth} deep.")
-        valid_until: Timestamp | None = None
+        valid_from: Timestamp | None = Field(None, description=(
+            "When the fact became true (default: created_at); `as_of` searches compare it."))
+        valid_until: Timestamp | None = Field(None, description=(
+            "When the fact stopped being true (exclusive); not after valid_from (else created_at): 409."))
         expires_at: Timestamp | None = None
 
         @field_validator("metadata")
@@ -146,6 +150,11 @@ def limit_models(limits: Limits) -> SimpleNamespace:
             "linked by FOLLOWS edges and each gets a context window as a second recall key."))
         seq: int_range(0, 2**53 - 1) | None = Field(  # type: ignore[valid-type]
             None, description="Position within the thread; without it, created_at order (after numbered ones).")
+        supersedes: Annotated[list[Id], Field(  # type: ignore[valid-type]
+            max_length=lim.max_supersedes, description=(
+                "Ids of older memories (same namespace) this one replaces: each gets `superseded_by` and "
+                "`valid_until`, a SUPERSEDES edge records when and why (`reason`); undo with DELETE "
+                "/v1/supersessions."))] = []
         extracted: bool = Field(False, description="Extracted by a model: evidence is then required.")
         evidence: Evidence | None = None
 
@@ -186,6 +195,9 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         created_after: Timestamp | None = None
         created_before: Timestamp | None = None
         include_expired: bool | None = None
+        current_only: bool | None = Field(None, description="Drop superseded memories.")
+        as_of: Timestamp | None = Field(None, description=(
+            "Rank only memories valid at this time (valid_from, else created_at, <= as_of < valid_until)."))
 
     switches: dict[str, Any] = {s: (bool | None, None) for s in STAGES}
     Stages = create_model("Stages", __base__=Body, __doc__="Switch pipeline stages (all on by default).",
@@ -210,6 +222,14 @@ def limit_models(limits: Limits) -> SimpleNamespace:
     QCategory = text(lim.max_category_chars, QUERY_ITEM_PATTERN)
     QSource = text(lim.max_source_chars, QUERY_ITEM_PATTERN)
 
+    class SupersedeRequest(Body):
+        """Mark stored memories as superseded by a stored memory (the write-time `supersedes`, later)."""
+
+        newer: Id  # type: ignore[valid-type]
+        older: Annotated[list[Id], Field(min_length=1, max_length=lim.max_supersedes)]  # type: ignore
+        reason: text(lim.max_reason_chars) | None = None  # type: ignore[valid-type]
+        namespace: Namespace | None = None
+
     class MemoryPath(QueryArgs):
         memory_id: Id  # type: ignore[valid-type]
 
@@ -230,6 +250,14 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         created_after: Timestamp | None = None
         created_before: Timestamp | None = None
         include_expired: bool = False
+        current_only: bool = Field(False, description="Drop superseded memories.")
+        as_of: Timestamp | None = Field(None, description="Only memories valid at this time.")
+
+    class SupersessionArgs(NamespaceArgs):
+        """One SUPERSEDES link, by its two ends (undo restores the older memory's state before it)."""
+
+        newer: Id  # type: ignore[valid-type]
+        older: Id  # type: ignore[valid-type]
 
     class NeighborsArgs(NamespaceArgs):
         types: list[EdgeType] = Field([], description="Edge types (default: all).")

@@ -12,7 +12,7 @@ from pydantic import Field, NonNegativeInt, RootModel
 from graphmem.contract.types import Output
 from graphmem.model import EDGE_TYPES
 
-EdgeTypeName = Literal["SHARES_TAG", "SAME_CATEGORY", "OVERLAPS", "RELATED", "FOLLOWS"]
+EdgeTypeName = Literal["SHARES_TAG", "SAME_CATEGORY", "OVERLAPS", "RELATED", "FOLLOWS", "SUPERSEDES"]
 Kind = Literal["direct", "related", "direct+related"]
 assert set(EdgeTypeName.__args__) == set(EDGE_TYPES)   # type: ignore[attr-defined]
 
@@ -64,8 +64,10 @@ class Memory(Output):
     metadata: dict[str, Any]
     created_at: str
     updated_at: str
+    valid_from: str | None = Field(None, description="When the fact became true (none: since created_at).")
     valid_until: str | None
     expires_at: str | None
+    superseded_by: str | None = Field(None, description="The memory that replaced this one (GET .../history).")
     health: float = Field(ge=0, le=1)
     health_reasons: list[HealthPenalty]
     source_weight: float
@@ -173,6 +175,38 @@ class SourceWhy(Output):
     applied: bool
 
 
+class ValueSpan(Output):
+    """A value in a memory's text (a number, version, date or name) and where it is."""
+
+    kind: str
+    text: str
+    start: int
+    end: int
+
+
+class Candidate(Output):
+    """A proposed "may supersede" link with its evidence: the two memories' differing value spans."""
+
+    newer: str
+    older: str
+    cosine: float
+    term_overlap: float
+    shared: list[str] = Field(description="Shared tags, or the category.")
+    newer_spans: list[ValueSpan]
+    older_spans: list[ValueSpan]
+    applied: bool = False
+
+
+class SupersessionWhy(Output):
+    """The result's place in a supersession chain: what replaced it, what it replaced, what it may replace."""
+
+    superseded_by: str | None = None
+    supersedes: list[str] | None = None
+    moved_below_successor: bool = False
+    pulled_in_for: str | None = Field(None, description="Added because it replaces this (superseded) result.")
+    candidates: list[Candidate] | None = None
+
+
 class Why(Output):
     """Why a result is here: recall channels, graph paths, router, health and source."""
 
@@ -183,6 +217,7 @@ class Why(Output):
     health: HealthWhy
     source: SourceWhy
     near_duplicates_merged: list[str] | None = None
+    supersession: SupersessionWhy | None = None
 
 
 class SearchResult(Output):
@@ -250,6 +285,50 @@ class Graph(Output):
     edges: list[Edge]
 
 
+class Supersession(Output):
+    """One SUPERSEDES link: ``newer`` replaced ``older`` at ``at`` (``reason`` says why)."""
+
+    newer: str
+    older: str
+    at: str
+    reason: str | None
+    weight: float
+    by: Literal["explicit", "auto"]
+    older_valid_until: str | None = Field(description="What the older memory's valid_until became.")
+
+
+class SupersedeResponse(Output):
+    namespace: str
+    supersessions: list[Supersession]
+    memories: list[Memory] = Field(description="The older memories as they are now.")
+
+
+class UndoResponse(Output):
+    namespace: str
+    undone: Supersession
+    memory: Memory = Field(description="The older memory, restored.")
+
+
+class HistoryEntry(Output):
+    memory: Memory
+
+
+class History(Output):
+    """The chain a memory belongs to, oldest first: each memory and the links between them."""
+
+    namespace: str
+    id: str
+    current: list[str] = Field(description="The chain's current memories (superseded by none).")
+    chain: list[HistoryEntry]
+    links: list[Supersession]
+    truncated: bool
+
+
+class CandidateList(Output):
+    namespace: str
+    candidates: list[Candidate]
+
+
 class Degree(Output):
     max: NonNegativeInt
     mean: float
@@ -261,6 +340,7 @@ class EdgeCounts(Output):
     OVERLAPS: NonNegativeInt
     RELATED: NonNegativeInt
     FOLLOWS: NonNegativeInt
+    SUPERSEDES: NonNegativeInt
 
 
 class DegreeStats(Output):
@@ -269,6 +349,7 @@ class DegreeStats(Output):
     OVERLAPS: Degree
     RELATED: Degree
     FOLLOWS: Degree
+    SUPERSEDES: Degree
 
 
 class Server(Output):
@@ -310,4 +391,4 @@ class Text(RootModel[str]):
 
 RESPONSE_MODELS: tuple[type[Output], ...] = (
     Error, NotReady, Memory, CreateResult, BatchResponse, MemoryList, SearchResponse, NeighborsResponse, Graph,
-    Edge, Stats, Health, Ready)
+    Edge, Stats, Health, Ready, SupersedeResponse, UndoResponse, History, CandidateList)

@@ -35,7 +35,7 @@ def filters_from(model: Any) -> MemoryFilter:
         categories=[normalize_category(c) for c in model.categories or []],
         sources=list(model.sources or []), min_health=model.min_health, max_health=model.max_health,
         created_after=model.created_after, created_before=model.created_before,
-        include_expired=bool(model.include_expired))
+        include_expired=bool(model.include_expired), current_only=bool(model.current_only), as_of=model.as_of)
 
 
 def list_filters(args: Any) -> MemoryFilter:
@@ -44,7 +44,8 @@ def list_filters(args: Any) -> MemoryFilter:
         tags=list(dict.fromkeys(normalize_tag(t) for t in args.tags)),
         categories=[normalize_category(c) for c in args.category], sources=list(args.source),
         min_health=args.min_health, max_health=args.max_health, created_after=args.created_after,
-        created_before=args.created_before, include_expired=args.include_expired)
+        created_before=args.created_before, include_expired=args.include_expired,
+        current_only=args.current_only, as_of=args.as_of)
 
 
 def parse_filters(data: Any, settings: Settings, prefix: str = "filters") -> MemoryFilter:

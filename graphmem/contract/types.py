@@ -28,9 +28,11 @@ _CONTROL = r"\x00-\x1f\x7f-\x9f"
 _BLANK = r"\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NAMESPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,63}$"
 # Segments separated by '/', each starting with a letter or digit (so no '', '.' or '..'
-# segment), and no trailing '/neighbors' (that path is the neighbours view): every id is
+# segment), and no trailing '/neighbors', '/history' or '/candidates' (those paths are the neighbours
+# view, the supersession history and its candidates): every id is
 # reachable as /v1/memories/{id}, raw or percent-encoded.
-ID_PATTERN = r"^(?!.*/neighbors$)[A-Za-z0-9][A-Za-z0-9_.:@\-]*(/[A-Za-z0-9][A-Za-z0-9_.:@\-]*)*$"
+ID_PATTERN = (r"^(?!.*/(neighbors|history|candidates)$)"
+              r"[A-Za-z0-9][A-Za-z0-9_.:@\-]*(/[A-Za-z0-9][A-Za-z0-9_.:@\-]*)*$")
 # A name (tag, category, source, label): at least one visible character, no control characters.
 NAME_PATTERN = rf"^[^{_CONTROL}]*[^{_BLANK}][^{_CONTROL}]*$"
 # A list item sent in a query string, where ',' also separates items.
@@ -43,7 +45,7 @@ PATTERN_MEANING = {
     NAMESPACE_PATTERN: "must be 1-64 characters of letters, digits, '_', '-', '.', ':' (starting with a letter "
                        "or digit)",
     ID_PATTERN: "must be letters, digits and _ . : @ - in '/'-separated segments that start with a letter or "
-                "digit, not ending in '/neighbors'",
+                "digit, not ending in '/neighbors', '/history' or '/candidates'",
     NAME_PATTERN: "must hold a visible character and no control characters",
     QUERY_ITEM_PATTERN: "must hold a visible character and no control characters or ','",
     TEXT_PATTERN: "must not be empty or only whitespace",

@@ -49,5 +49,22 @@ def assess_health(content: str, tags: list[str], category: str | None,
         penalties.append(HealthPenalty("missing_tags", rules.missing_tags_penalty, "no tags"))
     if not category:
         penalties.append(HealthPenalty("missing_category", rules.missing_category_penalty, "no category"))
-    score = max(0.0, 1.0 - sum(p.penalty for p in penalties))
-    return round(score, 6), penalties
+    return health_score(penalties), penalties
+
+
+def health_score(penalties: list[HealthPenalty]) -> float:
+    """1.0 minus the penalties, floor 0.0 (one formula for the rules and the supersession penalty)."""
+    return round(max(0.0, 1.0 - sum(p.penalty for p in penalties)), 6)
+
+
+SUPERSEDED = "superseded"
+
+
+def superseded_penalty(newer_id: str, at: str, rules: HealthRules) -> HealthPenalty:
+    """The penalty a superseded memory carries while the supersession stands."""
+    return HealthPenalty(SUPERSEDED, rules.superseded_penalty, f"superseded by {newer_id} at {at}")
+
+
+def kept_penalties(reasons: list[HealthPenalty]) -> list[HealthPenalty]:
+    """The penalties the content rules do not derive (supersession): kept by updates and rescore."""
+    return [p for p in reasons if p.rule == SUPERSEDED]

@@ -24,9 +24,11 @@ from graphmem.embedding.embedder import Embedder
 from graphmem.errors import ConflictError, GraphmemError, NotFoundError, StoreUnavailable, ValidationError
 from graphmem.ingest.batch import BatchView, link_labels
 from graphmem.ingest.evidence import check_evidence
-from graphmem.ingest.health import assess_health
+from graphmem.ingest.health import assess_health, health_score, kept_penalties
 from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges, reason_labels, reweigh
 from graphmem.ingest.source import source_weight
+from graphmem.ingest.supersede import SupersedePlan, Superseder
+from graphmem.ingest.supersede_candidates import older_proposals
 from graphmem.ingest.threads import ThreadKeeper
 from graphmem.ingest.topics import extract_topics
 from graphmem.ingest.validate import MemoryInput, validate_memory, validate_patch
@@ -71,6 +73,7 @@ class Ingestor:
         self.clock = clock
         self.lock = threading.RLock()
         self.threads = ThreadKeeper(store, settings.context, settings.edges)
+        self.superseder = Superseder(settings, store)
 
     @contextmanager
     def serial(self) -> Iterator[None]:
@@ -86,11 +89,16 @@ class Ingestor:
             self.lock.release()
 
     # -- building a memory ----------------------------------------------------------------
-    def build(self, inp: MemoryInput, embedding: np.ndarray | None, created_at: str | None = None) -> Memory:
-        """A Memory with health, source weight and terms computed, not yet linked or saved."""
+    def build(self, inp: MemoryInput, embedding: np.ndarray | None, created_at: str | None = None,
+              current: Memory | None = None) -> Memory:
+        """A Memory with health, source weight and terms computed, not yet linked or saved; a new
+        version of ``current`` keeps its supersession (``superseded_by`` and its penalty)."""
         now = self.clock()
         health, reasons = assess_health(inp.content, inp.tags, inp.category, self.settings.health)
-        return Memory(
+        if current is not None and kept_penalties(current.health_reasons):
+            reasons = [*reasons, *kept_penalties(current.health_reasons)]
+            health = health_score(reasons)
+        mem = Memory(
             id=inp.id or uuid.uuid4().hex, namespace=inp.namespace, content=inp.content,
             content_hash=content_hash(inp.content), tags=inp.tags, category=inp.category,
             source=inp.source, reason=inp.reason, metadata=inp.metadata,
@@ -100,7 +108,12 @@ class Ingestor:
             health=health, health_reasons=reasons,
             source_weight=source_weight(inp.source, self.settings.sources),
             term_counts=term_counts(inp.content), evidence=inp.evidence,
-            topics=extract_topics(inp.content, self.settings.topics), thread=inp.thread, seq=inp.seq)
+            topics=extract_topics(inp.content, self.settings.topics), thread=inp.thread, seq=inp.seq,
+            valid_from=inp.valid_from, superseded_by=current.superseded_by if current is not None else None)
+        if mem.valid_until is not None and mem.valid_until <= mem.effective_valid_from:
+            raise ConflictError(f"valid_until {mem.valid_until} is not after valid_from "
+                                  f"{mem.effective_valid_from} (valid_from, else created_at)", field="valid_until")
+        return mem
 
     def _candidates(self, mem: Memory, view: Any, labels: list[str], stats: TermStats) -> list[Memory]:
         """Link candidates from the tag (and topic), category and lexical indexes (never a scan)."""
@@ -167,11 +180,14 @@ class Ingestor:
             existing.setdefault(edge.b, []).append(edge)
         return apply_degree_caps(mem.id, proposals, existing, self.settings.edges), near_dup
 
-    def _save_new(self, mem: Memory) -> Memory:
+    def _save_new(self, mem: Memory, supersede: SupersedePlan | None = None) -> Memory:
+        """Link and save a new memory; the older memories it supersedes change in the same transaction."""
         plan, near_dup = self._link(mem)
         mem.near_duplicate_of = near_dup
         thread = self.threads.plan_writes(mem.namespace, [mem])
-        self.store.save_memory(mem, plan.add + thread.add, plan.remove + thread.remove, also=thread.windows)
+        sup = supersede or SupersedePlan([], [])
+        self.store.save_memory(mem, plan.add + thread.add + sup.edges, plan.remove + thread.remove,
+                               also=[*thread.windows, *sup.older])
         return mem
 
     # -- public operations ----------------------------------------------------------------
@@ -203,8 +219,45 @@ class Ingestor:
         with self.serial():
             existing = self._existing(inp)
             if existing is not None:
+                if inp.supersedes and existing.memory is not None:    # a retried write: its links, once
+                    self.supersede(inp.namespace, existing.memory.id, inp.supersedes, inp.reason, "supersedes")
                 return existing
-            return IngestResult("created", self._save_new(self.build(inp, embedding)))
+            mem = self.build(inp, embedding)
+            plan = (self.superseder.plan(mem, inp.supersedes, mem.updated_at, inp.reason)
+                    if inp.supersedes else self._auto_supersede(mem))
+            return IngestResult("created", self._save_new(mem, plan))
+
+    def _auto_supersede(self, mem: Memory) -> SupersedePlan | None:
+        """With ``[supersede] auto`` on, the best candidate the rule proposes that can be applied
+        (``ingest/supersede_candidates.py``), recorded ``by: auto`` with the changed value as reason."""
+        cfg = self.settings.supersede
+        if not (cfg.auto and cfg.candidates):
+            return None
+        for proposal in older_proposals(self.store, mem, cfg):
+            try:
+                return self.superseder.plan(mem, [proposal.older], mem.updated_at, proposal.describe(), by="auto")
+            except ConflictError:
+                continue            # e.g. the older one is valid after it: the next proposal
+        return None
+
+    def supersede(self, namespace: str, newer_id: str, older_ids: list[str], reason: str | None,
+                  field: str = "older", by: str = "explicit") -> SupersedePlan:
+        """Stored ``older_ids`` superseded by the stored ``newer_id``, in one transaction."""
+        with self.serial():
+            newer = self.store.get_memories(namespace, [newer_id]).get(newer_id)
+            if newer is None:
+                raise NotFoundError(f"memory {newer_id!r} not found in namespace {namespace!r}", field="newer")
+            plan = self.superseder.plan(newer, older_ids, self.clock(), reason, by, field=field)
+            if plan.older:
+                self.store.save_memory(plan.older[0], plan.edges, [], also=plan.older[1:])
+            return plan
+
+    def unsupersede(self, namespace: str, newer_id: str, older_id: str) -> tuple[Memory, Edge]:
+        """Undo one link: the older memory restored, the edge removed, in one transaction."""
+        with self.serial():
+            restored, edge = self.superseder.undo(namespace, newer_id, older_id)
+            self.store.save_memory(restored, [], [edge])
+            return restored, edge
 
     def prepare_batch(self, items: list[Any], default_namespace: str = "default") -> PreparedBatch:
         """Validate and embed a batch, touching no store: the part bulk import runs ahead of the
@@ -246,6 +299,8 @@ class Ingestor:
             return min(found, key=lambda m: (m.created_at, m.id)) if found else None
 
         created: list[tuple[int, Memory]] = []
+        changed: dict[str, Memory] = {}        # stored memories the batch supersedes, as they become
+        sup_edges: list[Edge] = []
         for i, inp, vector in group:
             try:
                 existing = self._existing(inp, lambda key: new_ids.get(key) or stored_ids.get(key), by_hash)
@@ -256,7 +311,21 @@ class Ingestor:
                 existing.index = i
                 results[i] = existing
                 continue
-            mem = self.build(inp, vector)
+            try:
+                mem = self.build(inp, vector)
+                if inp.supersedes:      # earlier items of the batch, or stored memories
+                    sup = self.superseder.plan(mem, inp.supersedes, mem.updated_at, inp.reason,
+                                               pending={**changed, **new_ids})
+                    for older in sup.older:
+                        if older.id in new_ids:
+                            new_ids[older.id] = older
+                            created = [(j, older if m.id == older.id else m) for j, m in created]
+                        else:
+                            changed[older.id] = older
+                    sup_edges += sup.edges
+            except GraphmemError as exc:
+                results[i] = IngestResult("rejected", error=exc, index=i)
+                continue
             new_ids[mem.id] = mem
             new_hashes[mem.content_hash] = mem
             created.append((i, mem))
@@ -270,8 +339,8 @@ class Ingestor:
         added, removed = view.net_edges()
         thread = self.threads.plan_writes(namespace, [mem for _, mem in created])
         try:
-            self.store.save_batch([mem for _, mem in created] + thread.windows, added + thread.add,
-                                  removed + thread.remove)
+            self.store.save_batch([mem for _, mem in created] + thread.windows + list(changed.values()),
+                                  added + thread.add + sup_edges, removed + thread.remove)
         except StoreUnavailable:
             raise                       # an outage is not a per-item rejection
         except GraphmemError as exc:
@@ -296,10 +365,10 @@ class Ingestor:
                 metadata=changes.get("metadata", current.metadata),
                 valid_until=changes.get("valid_until", current.valid_until),
                 expires_at=changes.get("expires_at", current.expires_at), evidence=current.evidence,
-                thread=current.thread, seq=current.seq)
+                thread=current.thread, seq=current.seq, valid_from=changes.get("valid_from", current.valid_from))
             relink = any(k in changes for k in ("content", "tags", "category"))
             embedding = embedded if "content" in changes else current.embedding
-            mem = self.build(inp, embedding, created_at=current.created_at)
+            mem = self.build(inp, embedding, created_at=current.created_at, current=current)
             if not relink:
                 mem.near_duplicate_of = current.near_duplicate_of
                 self.store.save_memory(mem, [], [], also=self.threads.plan_writes(namespace, [mem]).windows)
@@ -308,9 +377,9 @@ class Ingestor:
 
     def _relink(self, current: Memory, mem: Memory) -> Memory:
         """Save ``mem`` over the stored ``current`` with its automatic edges planned anew (explicit
-        RELATED edges and its thread's FOLLOWS edges kept), as an update of its content, tags,
-        category or topics needs; the context windows that hold it are rebuilt in the same write."""
-        kept = self.store.edges_of(mem.namespace, [mem.id], types=["RELATED", "FOLLOWS"])
+        RELATED edges, its thread's FOLLOWS edges and its SUPERSEDES edges kept), as an update of its
+        content, tags, category or topics needs; the context windows that hold it are rebuilt in the same write."""
+        kept = self.store.edges_of(mem.namespace, [mem.id], types=["RELATED", "FOLLOWS", "SUPERSEDES"])
         plan, near_dup = self._link(replace(mem), stored_tags=current.index_labels)
         mem.near_duplicate_of = near_dup
         self.store.save_memory(mem, kept + plan.add, plan.remove, replace_edges=True,
@@ -367,6 +436,9 @@ class Ingestor:
                 for mem in batch:
                     seen += 1
                     health, reasons = assess_health(mem.content, mem.tags, mem.category, self.settings.health)
+                    if kept_penalties(mem.health_reasons):      # supersession is not the content's rule
+                        reasons = [*reasons, *kept_penalties(mem.health_reasons)]
+                        health = health_score(reasons)
                     weight = source_weight(mem.source, self.settings.sources)
                     terms = term_counts(mem.content)
                     topics = extract_topics(mem.content, self.settings.topics)

@@ -41,6 +41,8 @@ class MemoryInput:
     evidence: dict[str, str] | None = None
     thread: str | None = None
     seq: int | None = None
+    valid_from: str | None = None
+    supersedes: list[str] = field(default_factory=list)
 
 
 def validate_namespace(value: Any, field_name: str = "namespace") -> str:
@@ -79,7 +81,8 @@ def validate_memory(data: Any, limits: Limits, default_namespace: str = "default
         tags=normalize_tags(m.tags), category=normalize_category(m.category) if m.category else None,
         source=_strip(m.source) or DEFAULT_SOURCE, reason=_strip(m.reason), metadata=m.metadata or {},
         valid_until=m.valid_until, expires_at=m.expires_at, created_at=m.created_at, evidence=evidence,
-        thread=_strip(m.thread) or None, seq=m.seq)
+        thread=_strip(m.thread) or None, seq=m.seq, valid_from=m.valid_from,
+        supersedes=list(dict.fromkeys(m.supersedes)))
 
 
 def validate_patch(data: Any, limits: Limits) -> dict[str, Any]:

@@ -97,6 +97,18 @@ def relate_memories(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: d
     return edge.to_dict()
 
 
+def memory_history(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
+    detail = detail_of(extra)
+    out = eng.history(ns, extra["memory_id"])
+    out["chain"] = [{"memory": shape.memory(e["memory"], detail, cfg)} for e in out["chain"]]
+    return shape.bounded(out, "chain", cfg)
+
+
+def supersede_candidates(eng: Graphmem, cfg: McpSettings, ns: str, req: Any,
+                         extra: dict[str, Any]) -> dict[str, Any]:
+    return eng.supersede_candidates(ns, extra["memory_id"])
+
+
 def memory_stats(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
     return eng.stats(ns)
 
@@ -118,15 +130,18 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
         "so it links to related memories, and `source` for provenance (e.g. memory_tool). If you derived "
         "it from a text rather than being told it, set `extracted: true` and give `evidence` "
         "{source_text, quote}: it is stored only if the quote occurs in the source text. Resending the "
-        "same content returns the stored one (`status: duplicate`). Returns the stored memory with its "
-        "health score."), add_memory, "MemoryInput", read_only=False),
+        "same content returns the stored one (`status: duplicate`). When it replaces older memories (a fact "
+        "that changed), list their ids in `supersedes`: they are kept, marked `superseded_by` and ranked "
+        "below it. Returns the stored memory with its health score."), add_memory, "MemoryInput", read_only=False),
     ToolSpec("get_memory", "Get a memory", (
         "Fetch one memory by id, whatever its health (search ranks low-health records down; this "
         "does not)."), get_memory, "NamespaceArgs", ("memory_id", "detail")),
     ToolSpec("update_memory", "Update a memory", (
         "Change a memory's content, tags, category, source, reason, metadata or expiry (give only the "
         "fields to change). Changing content, tags or category re-embeds it and re-links its edges. Use "
-        "it to correct a memory instead of adding a near-copy."), update_memory, "MemoryPatch",
+        "it to correct a memory instead of adding a near-copy; when a fact changed (a new version, a new "
+        "preference), add the new memory with `supersedes: [old id]` instead, which keeps the old one "
+        "as history and ranks it below the new one."), update_memory, "MemoryPatch",
         ("memory_id", "detail"), read_only=False),
     ToolSpec("delete_memory", "Delete a memory", (
         "Delete a memory and all its edges, for a memory that is wrong or no longer true. Cannot be "
@@ -142,6 +157,17 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
         "carry `evidence` {source_text, quote}: a text that states the relation and a quote from it; "
         "the edge is saved only if the quote occurs in the text (case and whitespace ignored). `label` "
         "names the relation (e.g. depends_on)."), relate_memories, "RelationRequest", (), read_only=False),
+    ToolSpec("memory_history", "History of a memory", (
+        "The versions of a fact, oldest first: the memories linked by supersession (`supersedes` on a "
+        "write) with when and why each replaced the one before, and which version is current. Use it when "
+        "a result carries `superseded_by`, or to see how a fact changed."), memory_history, "NamespaceArgs",
+        ("memory_id", "detail")),
+    ToolSpec("supersede_candidates", "Possible replacements of a memory", (
+        "Proposed \"may supersede\" links a memory is part of: another memory of the same tag or category "
+        "that says nearly the same thing with a different number, version, date or name. Each comes with "
+        "both differing spans as evidence; nothing is applied. If the newer one does replace the older, "
+        "write it again with `supersedes` (or ask the user); if both are true (two clusters, two people), "
+        "leave them."), supersede_candidates, "NamespaceArgs", ("memory_id",)),
     ToolSpec("memory_stats", "Memory statistics", (
         "Counts for the namespace: memories, edges per type, degree, and a health histogram. Useful to "
         "check that memory is populated before relying on it."), memory_stats, "NamespaceArgs", ()),

@@ -18,6 +18,7 @@ class Candidate:
     health: dict[str, Any] | None = None
     source: dict[str, Any] | None = None
     merged_duplicates: list[str] = field(default_factory=list)
+    supersession: dict[str, Any] | None = None  # moved below its successor, pulled in for, candidates
 
     @property
     def kind(self) -> str:
@@ -40,4 +41,9 @@ class Candidate:
         why["source"] = self.source or {"source": mem.source, "weight": mem.source_weight, "applied": False}
         if self.merged_duplicates:
             why["near_duplicates_merged"] = self.merged_duplicates
+        sup = dict(self.supersession or {})
+        if mem.superseded_by is not None:
+            sup["superseded_by"] = mem.superseded_by
+        if sup:
+            why["supersession"] = sup
         return why

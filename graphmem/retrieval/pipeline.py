@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.config import SearchConfig
+from graphmem.config import SearchConfig, SupersedeSettings
 from graphmem.model import EDGE_TYPES, Memory, MemoryFilter, TermStats, utcnow_iso, window_namespace
-from graphmem.retrieval import expansion, feedback, rank, recall, router, weighting
+from graphmem.retrieval import expansion, feedback, rank, recall, router, supersession, weighting
 from graphmem.retrieval.candidate import Candidate
 from graphmem.retrieval.overlap import Overlap
 from graphmem.retrieval.trace import Trace
@@ -84,8 +84,10 @@ class _Recalled:
 
 
 class SearchPipeline:
-    def __init__(self, store: MemoryStore, embedder, clock=utcnow_iso, overlap_workers: int = 0):
+    def __init__(self, store: MemoryStore, embedder, clock=utcnow_iso, overlap_workers: int = 0,
+                 supersede: SupersedeSettings | None = None):
         self.store = store
+        self.supersede = supersede          # candidates between results shown in why (None: not looked for)
         self.embedder = embedder
         self.clock = clock
         self.overlap = Overlap(overlap_workers)
@@ -312,10 +314,19 @@ class SearchPipeline:
             # copies are told apart by health and source, so grouping belongs to the weighting recipes
             weighs = q.cfg.stage("health") or q.cfg.stage("source")
             grouping = (q.cfg.group_cosine, q.cfg.group_term_overlap) if q.cfg.group_copies and weighs else None
-            results, dropped, grouped, spread = rank.top_k(list(cands.values()), q.k, q.cfg.dedupe_near_duplicates,
-                                                           grouping, q.cfg.thread_decay)
+            pulled = (supersession.pull_successors(cands, self.store, q.ns, q.flt, q.now)
+                      if q.cfg.successors_first else 0)
+            results, dropped, grouped, moved, spread = rank.top_k(
+                list(cands.values()), q.k, q.cfg.dedupe_near_duplicates, grouping, q.cfg.successors_first,
+                q.cfg.thread_decay)
             extra = {"thread_spread": spread} if q.cfg.thread_decay < 1 else {}
             row.counts(len(cands), len(results), near_duplicates_dropped=dropped, copies_grouped=grouped, **extra)
+            if pulled or moved:
+                row.counts(len(cands), len(results), successors_added=pulled, moved_below_successor=moved)
+            if self.supersede is not None and self.supersede.candidates:
+                proposed = supersession.mark_candidates(results, self.supersede, cands)
+                if proposed:
+                    row.counts(len(cands), len(results), supersede_candidates=proposed)
         return results
 
     def _expand(self, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphmem.retrieval.candidate import Candidate
+from graphmem.retrieval.supersession import below_successors
 
 
 def order(candidates: list[Candidate]) -> list[Candidate]:
@@ -96,14 +97,20 @@ def spread_threads(ordered: list[Candidate], k: int, decay: float) -> tuple[list
 
 
 def top_k(candidates: list[Candidate], k: int, dedupe: bool,
-          grouping: tuple[float, float] | None = None, thread_decay: float = 1.0
-          ) -> tuple[list[Candidate], int, int, int]:
-    """(top k, near-duplicates dropped, copies grouped, places reordered by ``spread_threads``)."""
+          grouping: tuple[float, float] | None = None, successors_first: bool = False,
+          thread_decay: float = 1.0) -> tuple[list[Candidate], int, int, int, int]:
+    """(top k, near-duplicates dropped, copies grouped, superseded moved below their successor,
+    places reordered by ``spread_threads``)."""
     ordered = order(candidates)
-    dropped = grouped = 0
+    dropped = grouped = moved = 0
+    if successors_first:        # first, so a near-duplicate pair keeps the successor
+        ordered, moved = below_successors(ordered)
     if dedupe:
         ordered, dropped = dedupe_near_duplicates(ordered)
     if grouping is not None:
         ordered, grouped = group_copies(ordered, *grouping)
     ordered, spread = spread_threads(ordered, k, thread_decay)
-    return ordered[:k], dropped, grouped, spread
+    if successors_first and (grouping is not None or spread):
+        ordered, again = below_successors(ordered)
+        moved += again
+    return ordered[:k], dropped, grouped, moved, spread

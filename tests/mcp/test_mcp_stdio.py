@@ -20,7 +20,7 @@ from graphmem.ingest.bulk import import_jsonl
 from graphmem.stores.sqlite import SQLiteStore
 
 TOOLS = {"search_memories", "add_memory", "get_memory", "update_memory", "delete_memory", "memory_neighbors",
-         "relate_memories", "memory_stats"}
+         "relate_memories", "memory_history", "supersede_candidates", "memory_stats"}
 MAX_RESULT_CHARS = 6000
 RANK_NS = "rank"
 RANK_QUERIES = ["How do I ship a new release of the billing service?", "search config",
@@ -170,6 +170,28 @@ def test_relate_is_evidence_gated(mcp):
     full = mcp.error("relate_memories", {"from_id": "skill-deploy-billing", "to_id": "rule-friday",
                                          "evidence": {"source_text": text, "quote": "deploying billing"}})
     assert (full["code"], full["field"]) == ("conflict", "from_id"), "edges.max_degree_related = 1 here"
+
+
+def test_supersedes_and_history(mcp):
+    mcp.ok("add_memory", {"id": "mcp-pg-15", "content": "The ledger database runs PostgreSQL 15 on db-2.",
+                          "tags": ["postgres"], "category": "config", "created_at": "2025-01-01T00:00:00Z"})
+    mcp.ok("add_memory", {"id": "mcp-pg-16", "content": "The ledger database runs PostgreSQL 16 on db-2.",
+                          "tags": ["postgres"], "category": "config", "supersedes": ["mcp-pg-15"],
+                          "reason": "major upgrade"})
+    history = mcp.ok("memory_history", {"memory_id": "mcp-pg-15"})
+    assert [e["memory"]["id"] for e in history["chain"]] == ["mcp-pg-15", "mcp-pg-16"]
+    assert history["current"] == ["mcp-pg-16"] and history["links"][0]["reason"] == "major upgrade"
+    cycle = mcp.error("add_memory", {"id": "mcp-pg-17", "content": "Ledger runs PostgreSQL 17 on db-2.",
+                                     "supersedes": ["mcp-pg-15"]})
+    assert (cycle["code"], cycle["field"]) == ("conflict", "supersedes")
+    mcp.ok("add_memory", {"id": "mcp-pg-17", "content": "The ledger database runs PostgreSQL 17 on db-2.",
+                          "tags": ["postgres"], "category": "config"})
+    proposed = mcp.ok("supersede_candidates", {"memory_id": "mcp-pg-17"})["candidates"]
+    assert [(c["newer"], c["older"], c["newer_spans"][0]["text"]) for c in proposed] == [
+        ("mcp-pg-17", "mcp-pg-16", "17")]
+    assert mcp.ok("memory_history", {"memory_id": "mcp-pg-16"})["current"] == ["mcp-pg-16"]   # not applied
+    missing = mcp.error("supersede_candidates", {"memory_id": "nope"})
+    assert missing["code"] == "not_found"
 
 
 def test_errors_are_tool_errors_with_api_codes(mcp):

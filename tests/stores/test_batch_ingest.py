@@ -105,7 +105,7 @@ def test_batch_gives_the_edges_of_one_insert_after_another(engines):
     for edge_type, cap in (("SHARES_TAG", 3), ("SAME_CATEGORY", 2), ("OVERLAPS", 3)):
         held = [n for (_, t), n in degree.items() if t == edge_type]
         assert max(held) == cap, (edge_type, held)      # the caps bound: eviction ran
-    assert set(EDGE_TYPES) - {"RELATED", "FOLLOWS"} <= {e[2] for e in expected["edges"]}
+    assert set(EDGE_TYPES) - {"RELATED", "FOLLOWS", "SUPERSEDES"} <= {e[2] for e in expected["edges"]}
     topical = [e for e in expected["edges"] if '"topics"' in e[4]]
     assert topical and any('"tags": []' in e[4] for e in topical)    # topic-only links exist, batch-exact
 

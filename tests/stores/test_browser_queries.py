@@ -83,6 +83,23 @@ def check_conversation(ctx):
     assert run(ctx, "conversation", thread="missing", limit=5) == []
 
 
+def check_supersession(ctx):
+    ns = ctx.ns
+    versions = [Memory(id=f"v{i}", namespace=ns, content=f"redis version {6 + i}", content_hash=f"hv{i}",
+                       created_at=f"2025-0{i + 1}-01T00:00:00.000000Z", updated_at="2025-01-01T00:00:00.000000Z",
+                       superseded_by=f"v{i + 1}" if i < 2 else None, embedding=unit(20 + i),
+                       term_counts={"redis": 1}) for i in range(3)]
+    links = [Edge(ns, "v1", "v0", "SUPERSEDES", 1.0, {"reason": "upgrade", "at": "2025-02-01"}),
+             Edge(ns, "v2", "v1", "SUPERSEDES", 1.0, {"reason": "upgrade", "at": "2025-03-01"})]
+    ctx.store.save_batch(versions, links, [])
+    for start in ("v0", "v1", "v2"):
+        (row,) = run(ctx, "supersession", id=start, limit=50)
+        assert row["chain"] == ["v0", "v1", "v2"] and row["current"] == ["v2"] and len(row["supersedes"]) == 2
+    (alone,) = run(ctx, "supersession", id="a", limit=50)
+    assert alone["chain"] == ["a"] and alone["supersedes"] == []
+    assert run(ctx, "supersession", id="missing", limit=5) == []
+
+
 def check_why_linked(ctx):
     rows = run(ctx, "why_linked", a="b", b="a")
     assert [r["type"] for r in rows] == ["SHARES_TAG", "SAME_CATEGORY"]

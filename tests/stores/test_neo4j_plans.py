@@ -17,7 +17,7 @@ import pytest
 from bench.corpus import make_memories
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
-from graphmem.model import EDGE_TYPES
+from graphmem.model import EDGE_TYPES, MemoryFilter
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.admin import LAYOUT
 from tests.neo4j_server import cypher_trace
@@ -147,6 +147,26 @@ def test_search_uses_selective_indexes(loaded, monkeypatch):
     seen = traced(monkeypatch, lambda: engine.search("how does the billing service deploy tag-3 cat-1", ns, 10))
     expected = {"label_counts", "vector_search", "term_stats", "lexical_search", "memories_get", "neighbors"}
     assert expected <= set(seen), f"the trace missed {sorted(expected - set(seen))}"
+    problems = check(engine.store, seen)
+    assert problems == [], "\n".join(map(str, problems))
+
+
+def test_validity_filters_use_selective_indexes(loaded, monkeypatch):
+    """``as_of`` and ``current_only`` searches and lists run the same index-served queries as
+    unfiltered ones (the conditions ride on the vector, fulltext and ordered seeks)."""
+    engine, ns = loaded
+    as_of = "2025-01-01T00:00:00.000000Z"
+
+    def searches_and_lists():
+        for flt in (MemoryFilter(as_of=as_of), MemoryFilter(current_only=True),
+                    MemoryFilter(as_of=as_of, current_only=True, tags=["tag-1"])):
+            engine.search("how does the billing service deploy tag-3", ns, 10, flt)
+            engine.list_memories(ns, flt, 20)
+
+    seen = traced(monkeypatch, searches_and_lists)
+    expected = {"vector_search", "lexical_search", "memories_list"}
+    assert expected <= set(seen), f"the trace missed {sorted(expected - set(seen))}"
+    assert any(params.get("as_of") == as_of for _query, params in seen.values())
     problems = check(engine.store, seen)
     assert problems == [], "\n".join(map(str, problems))
 

@@ -13,6 +13,7 @@ import re
 import pytest
 
 from bench.corpus import make_memories
+from graphmem.model import MemoryFilter
 
 TABLES = r"(memories|memory_tags|edges|term_df|label_counts)"  # namespace_stats, meta: keyed by namespace
 # A full scan of a table, or an index search keyed on the namespace alone.
@@ -70,3 +71,20 @@ def test_the_check_catches_a_namespace_walk(loaded):
     """The detector itself: a lookup on an unindexed column is reported."""
     sql = "SELECT id FROM memories WHERE namespace = 'bench' AND reason = 'x'"
     assert plan_problems(loaded.store, [sql])
+
+
+
+def test_validity_filters_use_selective_indexes(loaded):
+    """``as_of`` and ``current_only`` searches and lists seek their own indexes (valid_start,
+    valid_until, superseded_by), never walk the namespace."""
+    as_of = "2025-01-01T00:00:00.000000Z"
+    statements: list[str] = []
+    for flt in (MemoryFilter(as_of=as_of), MemoryFilter(current_only=True),
+                MemoryFilter(as_of=as_of, current_only=True, tags=["tag-1"])):
+        def search_and_list(flt=flt):
+            loaded.search("how does the billing service deploy", "bench", 10, flt)
+            loaded.list_memories("bench", flt, 20)
+        statements += traced(loaded, search_and_list)
+    assert any("valid_start" in s for s in statements) and any("superseded_by IS" in s for s in statements)
+    problems = plan_problems(loaded.store, statements)
+    assert problems == [], "\n".join(map(str, problems))

@@ -335,7 +335,18 @@ def recall_corpus(ns: str) -> list[Memory]:
                        category=rng.choice(["c1", "c2", None]), source=rng.choice(["s1", "s2"]),
                        health=rng.choice([0.1, 0.5, 0.75, 1.0]),
                        expires_at=rng.choice([None, None, ts(50), ts(100), ts(500)]),
-                       embedding=None if i % 11 == 5 else unit(1000 + i)))
+                       embedding=None if i % 11 == 5 else unit(1000 + i), **_validity(i)))
+    return out
+
+
+def _validity(i: int) -> dict:
+    """Facts that change: every fourth memory superseded 20 s after it was written, every fifth
+    valid only from 40 s after it (``as_of`` and ``current_only`` then drop different memories)."""
+    out: dict = {}
+    if i % 4 == 1:
+        out.update(superseded_by=f"r{i + 1:02d}", valid_until=ts(i + 20))
+    if i % 5 == 2:
+        out.update(valid_from=ts(i + 40))
     return out
 
 
@@ -345,7 +356,10 @@ FILTERS = [MemoryFilter(), MemoryFilter(include_expired=True), MemoryFilter(tags
            MemoryFilter(min_health=0.5, max_health=0.75), MemoryFilter(created_after=ts(10)),
            MemoryFilter(created_before=ts(20)),
            MemoryFilter(tags=["b"], categories=["c1"], created_after=ts(3), created_before=ts(25),
-                        include_expired=True)]
+                        include_expired=True),
+           MemoryFilter(current_only=True), MemoryFilter(as_of=ts(15)),
+           MemoryFilter(as_of=ts(45), include_expired=True),
+           MemoryFilter(as_of=ts(30), current_only=True, tags=["a"])]
 
 
 def test_vector_candidates_exact_order(ctx):
@@ -519,7 +533,8 @@ def test_stats_shape_and_counts(ctx):
     per_type = {t: sum(e.type == t for e in edges) for t in EDGE_TYPES}
     assert stats == StoreStats(
         namespaces={ctx.ns: 7}, edges=per_type,
-        max_degree={"SHARES_TAG": 2, "SAME_CATEGORY": 1, "OVERLAPS": 3, "RELATED": 1, "FOLLOWS": 0},
+        max_degree={"SHARES_TAG": 2, "SAME_CATEGORY": 1, "OVERLAPS": 3, "RELATED": 1, "FOLLOWS": 0,
+                    "SUPERSEDES": 0},
         health_bins={"0.0-0.2": 1, "0.2-0.4": 1, "0.4-0.6": 1, "0.6-0.8": 0, "0.8-1.0": 4})
     everything = ctx.store.stats(None)
     assert everything.namespaces[ctx.ns] == 7 and set(everything.edges) == set(EDGE_TYPES)

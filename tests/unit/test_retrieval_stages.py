@@ -65,7 +65,7 @@ def test_health_multiplier_is_bounded():
 
 def test_dedupe_keeps_the_better_scored_twin():
     a, b, c = Candidate(mem(1), 0.9), Candidate(mem(2, near="m1"), 0.95), Candidate(mem(3), 0.1)
-    kept, dropped, _, _ = rank.top_k([a, b, c], 10, dedupe=True)
+    kept, dropped, _, _, _ = rank.top_k([a, b, c], 10, dedupe=True)
     assert [k.memory.id for k in kept] == ["m2", "m3"] and dropped == 1 and kept[0].merged_duplicates == ["m1"]
 
 
@@ -117,7 +117,7 @@ def test_copies_group_under_the_healthiest_best_sourced_one_at_the_best_position
     original = _copy(2, [1, 0.12, 0, 0], terms, health=1.0, source_weight=0.98, score=0.8)  # USER.md
     stale = _copy(3, [1, 0.11, 0, 0], {"redis": 1, "version": 1, "cache": 1}, health=0.6, score=0.85)
     other = _copy(4, [0, 1, 0, 0], terms, score=0.7)                     # same words, other meaning
-    kept, _, grouped, _ = rank.top_k([weak, original, stale, other], 10, dedupe=True, grouping=(0.85, 0.5))
+    kept, _, grouped, _, _ = rank.top_k([weak, original, stale, other], 10, dedupe=True, grouping=(0.85, 0.5))
     assert [k.memory.id for k in kept] == ["m2", "m4"] and grouped == 2
     assert kept[0].score == 0.9 and kept[0].merged_duplicates == ["m1", "m3"]
 
@@ -125,7 +125,7 @@ def test_copies_group_under_the_healthiest_best_sourced_one_at_the_best_position
 def test_grouping_needs_both_meaning_and_wording():
     a = _copy(1, [1, 0, 0, 0], {"a": 1, "b": 1}, score=0.9)
     b = _copy(2, [1, 0.05, 0, 0], {"x": 1, "y": 1}, score=0.8, source_weight=0.99)   # paraphrase, other words
-    kept, _, grouped, _ = rank.top_k([a, b], 10, dedupe=True, grouping=(0.85, 0.5))
+    kept, _, grouped, _, _ = rank.top_k([a, b], 10, dedupe=True, grouping=(0.85, 0.5))
     assert [k.memory.id for k in kept] == ["m1", "m2"] and grouped == 0
 
 

@@ -26,9 +26,10 @@ from graphmem.stores.neo4j.connection import _TYPES, Neo4jBase, _rows
 # Cypher 25 on a 2026.x server; 5.26 LTS lacks it (tested: 2026.08.1).
 MIN_VERSION = (2026, 1)
 # Data layout recorded on the Meta node; databases written with an older one are migrated
-# once by ensure_schema (2: TAGGED links carry their index properties, CategoryCount nodes).
-LAYOUT = 2
-MIGRATIONS = ("migrate_tagged", "migrate_category_counts")
+# once by ensure_schema (2: TAGGED links carry their index properties, CategoryCount nodes;
+# 3: memories carry valid_start, what as_of compares).
+LAYOUT = 3
+MIGRATIONS = ("migrate_tagged", "migrate_category_counts", "migrate_valid_start")
 _PINGER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="neo4j-ping")
 
 

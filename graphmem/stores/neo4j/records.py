@@ -52,6 +52,9 @@ def memory_props(mem: Memory) -> dict[str, Any]:
         "thread": mem.thread,
         "seq": mem.seq,
         "thread_pos": mem.thread_pos,
+        "valid_from": mem.valid_from,
+        "superseded_by": mem.superseded_by,
+        "valid_start": mem.effective_valid_from,        # what as_of compares (memory_valid_start)
     }
 
 
@@ -77,7 +80,8 @@ def to_memory(p: dict[str, Any]) -> Memory:
         source_weight=p["source_weight"], term_counts=loads(p["term_counts"]),
         near_duplicate_of=p.get("near_duplicate_of"),
         evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [],
-        thread=p.get("thread"), seq=p.get("seq"))
+        thread=p.get("thread"), seq=p.get("seq"), valid_from=p.get("valid_from"),
+        superseded_by=p.get("superseded_by"))
 
 
 def edge_param(edge: Edge) -> dict[str, Any]:
@@ -102,6 +106,8 @@ def filter_params(flt: MemoryFilter | None, now_iso: str) -> dict[str, Any]:
         flt = MemoryFilter(include_expired=True)
     return {
         "include_expired": bool(flt.include_expired),
+        "current_only": bool(flt.current_only),
+        "as_of": flt.as_of,
         "now": now_iso or "",
         "tags": list(flt.tags),
         "categories": list(flt.categories),

@@ -14,7 +14,7 @@ from graphmem.errors import ConflictError
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, WINDOW_NAMESPACE_PREFIX, StoreStats, health_bin
 from graphmem.private_files import loose_modes, private_file
 from graphmem.stores.base import check_model
-from graphmem.stores.sqlite import integrity, vector_log
+from graphmem.stores.sqlite import integrity, validity, vector_log
 from graphmem.stores.sqlite.connection import SQLiteBase
 from graphmem.stores.sqlite.vectors import VectorCache
 from graphmem.text import full_text_terms
@@ -31,6 +31,7 @@ class AdminMixin(SQLiteBase):
             rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
             self._add_topics_column()
             self._add_thread_columns()
+            validity.add_columns(self)
             if "label_counts" not in rows:
                 self._backfill_label_counts()
             if "fts_namespace" not in rows:

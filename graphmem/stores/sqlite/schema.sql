@@ -30,6 +30,9 @@ CREATE TABLE IF NOT EXISTS memories (
     thread TEXT,                    -- the conversation it belongs to (NULL: none)
     seq INTEGER,                    -- its position there (NULL: created_at order)
     thread_pos TEXT,                -- model.thread_position: string order = thread order
+    valid_from TEXT,                -- as given (NULL: since created_at)
+    superseded_by TEXT,             -- the memory that replaced it (NULL: current)
+    valid_start TEXT,               -- coalesce(valid_from, created_at), for as_of range seeks
     UNIQUE (namespace, id)
 );
 -- (namespace, content_hash) lookups are ordered by (created_at, id): the index covers the order,
@@ -41,6 +44,7 @@ CREATE INDEX IF NOT EXISTS memories_created ON memories (namespace, created_at, 
 -- Lets search ask "does anything here expire?" without scanning the namespace.
 CREATE INDEX IF NOT EXISTS memories_expiring ON memories (namespace, expires_at) WHERE expires_at IS NOT NULL;
 
+-- memories_valid_at / _valid_until / _superseded are created by validity.add_columns.
 -- memories_thread (namespace, thread, thread_pos) is created by AdminMixin._add_thread_columns,
 -- after the columns exist in a store written before threads.
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from graphmem.model import MemoryFilter, TermStats
 from graphmem.stores.sqlite.connection import SQLiteBase
+from graphmem.stores.sqlite.validity import dropped_ids, validity_sql
 
 
 def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tuple[str, list]:
@@ -28,6 +29,9 @@ def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tupl
     if flt.sources:
         clauses.append(f"{alias}.source IN ({','.join('?' * len(flt.sources))})")
         params.extend(flt.sources)
+    more, more_params = validity_sql(flt.current_only, flt.as_of, alias)
+    clauses += more
+    params += more_params
     for column, op, value in (("health", ">=", flt.min_health), ("health", "<=", flt.max_health),
                               ("created_at", ">=", flt.created_after or None),
                               ("created_at", "<", flt.created_before or None)):
@@ -103,6 +107,11 @@ class SearchMixin(SQLiteBase):
         if self._version_gate.changed(self.db):       # another connection or process committed
             self.vectors.catch_up(self.db)
         matrix = self.vectors.get(namespace, self._load_vectors, self.db)
+        if flt.only_validity() and (flt.current_only or flt.as_of is not None):
+            dropped = dropped_ids(self.db, namespace, flt.include_expired, now_iso, flt.current_only, flt.as_of,
+                                  max(limit, 1) * 50)
+            if dropped is not None:     # the few ids dropped, not the many kept: search past them
+                return matrix.search(vector, limit, None, excluded=dropped)
         allowed = None
         needs_sql = not flt.is_empty() or (not flt.include_expired and self.db.execute(
             "SELECT 1 FROM memories WHERE namespace = ? AND expires_at IS NOT NULL LIMIT 1",
@@ -122,6 +131,8 @@ class SearchMixin(SQLiteBase):
         # FTS5 ranks the namespace's matches on its own first (no per-match join: half the cost),
         # then the best ``window`` are checked against filters; a short page widens the window.
         window = max(2 * limit, 64)
+        if flt is not None and flt.as_of is not None:
+            window *= 4             # an as_of drops whole eras of a namespace: one ranked pass, not two
         while True:
             rows = self.db.execute(
                 "SELECT m.id, f.n FROM (SELECT rowid, rank, count(*) OVER () AS n FROM "

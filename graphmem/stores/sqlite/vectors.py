@@ -104,23 +104,45 @@ class NamespaceVectors:
             ids = self.ids
             return self.matrix[picked] @ vector.astype(np.float32), [ids[r] for r in picked]
 
-    def search(self, vector: np.ndarray, limit: int, allowed: set[str] | None = None) -> list[str]:
+    def search(self, vector: np.ndarray, limit: int, allowed: set[str] | None = None,
+               excluded: set[str] | None = None) -> list[str]:
         """Top ids by cosine (vectors are unit length); ties broken by id for determinism.
-        Past the approximate threshold the index proposes candidates, scored here exactly."""
+        Past the approximate threshold the index proposes candidates, scored here exactly.
+        ``excluded`` (a few ids a filter drops) are left out; ``allowed`` (the ids a filter keeps)
+        are all that may come back."""
         if limit <= 0:
             return []
         if self.ann is not None and self.ann_settings is not None and len(self) >= self.ann_settings.threshold:
+            if excluded:
+                wider = self.search(vector, limit + len(excluded), allowed)
+                return [i for i in wider if i not in excluded][:limit]
             found = self._approximate(vector, limit, allowed)
             if found is not None:
                 return _top(*found, limit)
-        scores, ids = self.snapshot_scores(vector)
-        n = len(ids)
-        if n == 0:
+        if allowed is not None or excluded:
+            scores, ids = self._allowed_scores(vector, allowed, excluded)
+        else:
+            scores, ids = self.snapshot_scores(vector)
+        if len(ids) == 0:
             return []
-        if allowed is not None:
-            mask = np.fromiter((i in allowed for i in ids), dtype=bool, count=n)
-            scores = np.where(mask, scores, -np.inf)
         return _top(scores, ids, limit)
+
+    def _allowed_scores(self, vector: np.ndarray, allowed: set[str] | None,
+                        excluded: set[str] | None = None) -> tuple[np.ndarray, list[str]]:
+        """Scores of every row, those outside ``allowed`` or in ``excluded`` at -inf: the mask is
+        set from those ids' rows (one dict lookup each), read with the scores under the lock."""
+        query = vector.astype(np.float32)
+        with self.lock:
+            n = len(self.ids)
+            scores = self.matrix[:n] @ query
+            rows = self.rows
+            keep = np.ones(n, dtype=bool)
+            if allowed is not None:
+                keep[:] = False
+                keep[[rows[i] for i in allowed if i in rows]] = True
+            if excluded:
+                keep[[rows[i] for i in excluded if i in rows]] = False
+            return np.where(keep, scores, -np.inf), self.ids[:]
 
     def _approximate(self, vector: np.ndarray, limit: int,
                      allowed: set[str] | None) -> tuple[np.ndarray, list[str]] | None:

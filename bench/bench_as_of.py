@@ -1,0 +1,117 @@
+"""What ``as_of`` (and ``current_only``) cost on a search at 10k memories, against a plain search of
+the same store, on the embedded store.
+
+The store holds the bench corpus with vectors derived from real MiniLM embeddings
+(bench/scale_vectors.py, from ``--base-size`` corpus sentences embedded now), written with
+``store.save_batch`` (no edges). Memories are created over 2025 in order; every fifth one is
+superseded by the next and stops being valid 30 days after it was written, every seventh is valid
+only from 60 days after it. ``as_of`` is mid-2025, so it drops about half the namespace (not yet
+written) and some of the rest (no longer or not yet valid).
+
+Each search embeds its query live and every query is used once (no cache hit): plain, as_of and
+current_only take turns on consecutive queries, over ``--passes`` passes; the figure is each
+mode's p50 and its ratio to the plain p50, per pass and as the median over passes.
+
+    python -m bench.bench_as_of [--size 10000] [--queries 150] [--passes 3]
+        [--out bench/results/as_of_cost.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from bench.bench_scale import _items, to_memory
+from bench.corpus import make_queries
+from bench.meta import ROOT, latency_summary, run_facts, save_report
+from bench.scale_vectors import base_vectors, derived
+from graphmem.config import load_settings
+from graphmem.embedding.embedder import load_embedder
+from graphmem.engine import Graphmem
+from graphmem.model import MemoryFilter
+from graphmem.stores.sqlite import SQLiteStore
+
+NS = "bench"
+START = datetime(2025, 1, 1, tzinfo=timezone.utc)
+AS_OF = "2025-07-01T00:00:00.000000Z"
+
+
+def stamp(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def load(store: SQLiteStore, size: int, base_size: int) -> None:
+    base = base_vectors(None, base_size)
+    step = timedelta(days=365) / size
+    for lo in range(0, size, 5000):
+        hi = min(size, lo + 5000)
+        batch = []
+        for offset, (item, vec) in enumerate(zip(_items(lo, hi), derived(base, lo, hi - lo), strict=True)):
+            i = lo + offset
+            mem = to_memory(item, vec, NS)
+            mem.created_at = mem.updated_at = stamp(START + step * i)
+            if i % 5 == 0 and i + 1 < size:
+                mem.superseded_by = f"mem-{i + 1:07d}"
+                mem.valid_until = stamp(START + step * i + timedelta(days=30))
+            if i % 7 == 0:
+                mem.valid_from = stamp(START + step * i + timedelta(days=60))
+                if mem.valid_until is not None and mem.valid_until <= mem.valid_from:
+                    mem.valid_until = None
+            batch.append(mem)
+        store.save_batch(batch, [], [])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", type=int, default=10_000)
+    ap.add_argument("--base-size", type=int, default=2_000)
+    ap.add_argument("--queries", type=int, default=150, help="per mode and pass")
+    ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--out", default=str(ROOT / "bench/results/as_of_cost.json"))
+    args = ap.parse_args()
+    facts = run_facts()
+    modes = {"plain": MemoryFilter(), "as_of": MemoryFilter(as_of=AS_OF),
+             "current_only": MemoryFilter(current_only=True)}
+    queries = make_queries(args.queries * len(modes) * args.passes)
+    with tempfile.TemporaryDirectory(prefix="graphmem-asof-") as tmp:
+        settings = load_settings(overrides={"store": {"data_dir": tmp}}, use_env=False)
+        store = SQLiteStore(Path(tmp), settings.store)
+        engine = Graphmem(settings, store, load_embedder())
+        t0 = time.perf_counter()
+        load(store, args.size, args.base_size)
+        loaded_s = time.perf_counter() - t0
+        valid = len(store.list_memories(NS, MemoryFilter(as_of=AS_OF), args.size))
+        current = len(store.list_memories(NS, MemoryFilter(current_only=True), args.size))
+        engine.search("warm the caches and the vector matrix", NS, 10)
+        passes = []
+        it = iter(queries)
+        for _ in range(args.passes):
+            ms: dict[str, list[float]] = {m: [] for m in modes}
+            for _ in range(args.queries):
+                for name, flt in modes.items():
+                    query = next(it)
+                    start = time.perf_counter()
+                    engine.search(query, NS, 10, flt)
+                    ms[name].append((time.perf_counter() - start) * 1000)
+            row = {name: latency_summary(v) for name, v in ms.items()}
+            for name in ("as_of", "current_only"):
+                row[name]["ratio_to_plain_p50"] = round(row[name]["p50_ms"] / row["plain"]["p50_ms"], 3)
+            passes.append(row)
+        engine.close()
+    report = {**facts, "store": "sqlite", "size": args.size, "as_of": AS_OF,
+              "valid_at_as_of": valid, "current": current, "load_seconds": round(loaded_s, 1),
+              "queries_per_mode_and_pass": args.queries, "query_embedding": "live, each query once",
+              "passes": passes,
+              "median_ratio_to_plain_p50": {name: statistics.median(p[name]["ratio_to_plain_p50"] for p in passes)
+                                            for name in ("as_of", "current_only")},
+              "target": "as_of p50 at most 1.2x plain p50"}
+    save_report(args.out, report)
+    print(report["median_ratio_to_plain_p50"], [{k: v["p50_ms"] for k, v in p.items()} for p in passes])
+
+
+if __name__ == "__main__":
+    main()
