@@ -4,7 +4,7 @@ import { el } from "/ui/api.js";
 
 export const EDGE_COLOURS = {
   SHARES_TAG: "#5b8def", SAME_CATEGORY: "#9b59b6", OVERLAPS: "#2ecc71", RELATED: "#e67e22",
-  FOLLOWS: "#34495e",
+  FOLLOWS: "#34495e", SUPERSEDES: "#c0392b",
 };
 const OTHER = ["#16a085", "#c0392b", "#8e44ad", "#7f8c8d"];
 
