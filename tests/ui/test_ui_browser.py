@@ -236,3 +236,29 @@ def test_stored_markup_stays_text(page, live):
     assert any("<script>" in label for label in labels)
     assert stored["tags"] and stored["category"]
     page.watch.clean()
+
+
+def test_a_supersession_chain_is_shown_and_walked(page, live):
+    srv, _ns = live
+    client = GraphmemClient(srv.url, api_key=KEY)
+    client.add("Database backups now run every hour and are kept for thirty days", id="db-2",
+               tags=["database", "backup"], category="infra", source="memory_tool")
+    made = requests.post(f"{srv.url}/v1/supersessions", json={"newer": "db-2", "older": ["db-1"],
+                                                               "reason": "backups moved to hourly"},
+                         headers={"Authorization": f"Bearer {KEY}"}, timeout=60)
+    assert made.status_code == 200, made.text
+    try:
+        sign_in(page)
+        page.click("[data-view=memory]")
+        page.fill("#mem-id", "db-1")
+        page.click("#open-form button")
+        expect(page.locator("#threads .superseded-by")).to_contain_text("superseded by db-2")
+        assert ("db-2", "SUPERSEDES") in {(t, ty) for t, ty, _ in graph_state(page)["edges"]}
+        page.click("#threads .superseded-by a")
+        expect(page.locator("#mem-detail h2")).to_have_text("db-2")
+        expect(page.locator("#threads .supersedes")).to_contain_text("supersedes db-1")
+        page.watch.clean()
+    finally:
+        requests.delete(f"{srv.url}/v1/supersessions?newer=db-2&older=db-1",
+                        headers={"Authorization": f"Bearer {KEY}"}, timeout=60)
+        client.delete("db-2")

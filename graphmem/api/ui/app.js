@@ -105,6 +105,11 @@ function drawGraph(center, neighbors) {
   const open = (id) => el("a", { class: "mem", on: { click: () => openMemory(id) } }, id);
   const chain = neighbors.filter((n) => n.type === "FOLLOWS").map((n) => el("li", {}, "FOLLOWS ", open(n.memory.id),
     ` (seq ${n.memory.seq ?? "—"}): ${n.memory.content.slice(0, 60)}`));
+  for (const n of neighbors.filter((x) => x.type === "SUPERSEDES")) {    // one step of the chain each way
+    const newer = center.superseded_by === n.memory.id;
+    chain.push(el("li", { class: newer ? "superseded-by" : "supersedes" }, newer ? "superseded by " : "supersedes ",
+      open(n.memory.id), `: ${n.memory.content.slice(0, 60)}`));
+  }
   if (center.near_duplicate_of) {         // graphmem's supersession: a later, nearly identical copy
     chain.push(el("li", { class: "near-dup" }, "near duplicate of ", open(center.near_duplicate_of)));
   }
