@@ -53,6 +53,9 @@ def _build(cls, data: dict, section: str):
     return cls(**data)
 
 
+UNCAPPED = 2**31 - 1     # the degree "cap" of an edge type that has none
+
+
 @dataclass(frozen=True)
 class Limits:
     max_content_chars: int
@@ -162,7 +165,10 @@ class EdgeSettings:
                 "SAME_CATEGORY": self.max_degree_same_category,
                 "OVERLAPS": self.max_degree_overlaps,
                 "RELATED": self.max_degree_related,
-                "FOLLOWS": 2}[edge_type]   # one before, one after (the thread check verifies which)
+                "FOLLOWS": 2,      # one before, one after (the thread check verifies which)
+                # an older memory is superseded by one newer (a second is a 409), but a memory may
+                # supersede any number over time: the edge type has no degree cap
+                "SUPERSEDES": UNCAPPED}[edge_type]
 
 
 @dataclass(frozen=True)

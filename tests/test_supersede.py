@@ -96,6 +96,9 @@ def test_chains_history_and_cycles(engine):
     hits = engine.search("Redis version of the cache cluster", ns, 5)["results"]
     assert below(hits, "redis-8", "redis-7") and below(hits, "redis-7", "redis-6") and hits[0]["id"] == "redis-8"
 
+    report = engine.check([ns])                                 # a chain is a valid store (no degree cap)
+    assert report["ok"], report["problems"]
+
     state = snapshot(engine, ns)
     with pytest.raises(ConflictError):                          # redis-6 -> redis-8 would close a cycle
         engine.supersede(ns, "redis-6", ["redis-8"])

@@ -26,8 +26,8 @@ FORMATS = ("graphml", "gexf", "json")
 # Memory.to_dict keys (besides id) that are always present, None or not; "evidence" is
 # present only when set, as in the API.
 MEMORY_KEYS = ("namespace", "content", "tags", "category", "source", "reason", "metadata", "created_at",
-               "updated_at", "valid_until", "expires_at", "health", "health_reasons", "source_weight",
-               "near_duplicate_of", "thread", "seq")
+               "updated_at", "valid_from", "valid_until", "expires_at", "superseded_by", "health",
+               "health_reasons", "source_weight", "near_duplicate_of", "thread", "seq")
 _SCALARS = (str, int, float, bool)
 # JSON-encoded attributes of a mirror; used when a file does not say (GEXF drops graph attributes).
 JSON_ATTRS = {"node": ["evidence", "health_reasons", "metadata", "result_why", "tags", "topics"],
