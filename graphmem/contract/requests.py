@@ -16,6 +16,7 @@ from pydantic_core import PydanticCustomError
 
 from graphmem.config import STAGES, Limits, SearchConfig
 from graphmem.contract.types import (
+    CURSOR_PATTERN,
     NAME_PATTERN,
     QUERY_ITEM_PATTERN,
     Body,
@@ -29,16 +30,6 @@ from graphmem.contract.types import (
 )
 from graphmem.model import EDGE_TYPES
 
-# A cursor is ``<created_at>~<id>``. Its time is spelled as a real instant only (no month 13, no
-# 30 February, no year 0): a position that names no instant would page from nowhere, and a schema
-# that admits it would promise a request the service refuses.
-_YEAR = r"(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)"
-_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
-_MONTH_DAY = (r"(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
-              r"|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)")
-_DATE = rf"(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
-_TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z"
-CURSOR_PATTERN = rf"^{_DATE}T{_TIME}~.+$"
 DEFAULT_SOURCE = "unknown"     # a memory stored without a source (HTTP, MCP, CLI and imports alike)
 PATCHABLE = ("content", "tags", "category", "source", "reason", "metadata", "valid_from", "valid_until",
              "expires_at")

@@ -13,7 +13,7 @@ from typing import Any
 
 from graphmem.config import SearchConfig, Settings
 from graphmem.contract import contract, for_limits, validate
-from graphmem.contract.requests import CURSOR_PATTERN
+from graphmem.contract.types import CURSOR_PATTERN
 from graphmem.errors import ValidationError
 from graphmem.model import MemoryFilter
 from graphmem.text import normalize_category, normalize_tag
