@@ -50,11 +50,11 @@ def stamp(t: datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def load(store: MemoryStore, size: int, base_size: int, ns: str = NS) -> None:
+def load(store: MemoryStore, size: int, base_size: int, ns: str = NS, chunk: int = 5000) -> None:
     base = base_vectors(None, base_size)
     step = timedelta(days=365) / size
-    for lo in range(0, size, 5000):
-        hi = min(size, lo + 5000)
+    for lo in range(0, size, chunk):
+        hi = min(size, lo + chunk)
         batch = []
         for offset, (item, vec) in enumerate(zip(_items(lo, hi), derived(base, lo, hi - lo), strict=True)):
             i = lo + offset
@@ -104,7 +104,7 @@ def main() -> None:
 def measure(engine: Graphmem, store: MemoryStore, ns: str, args: argparse.Namespace,
             modes: dict[str, MemoryFilter], queries: list[str]) -> dict:
     t0 = time.perf_counter()
-    load(store, args.size, args.base_size, ns)
+    load(store, args.size, args.base_size, ns, 5000 if args.store == "sqlite" else 500)   # a server write: smaller
     loaded_s = time.perf_counter() - t0
     valid = len(store.list_memories(ns, MemoryFilter(as_of=AS_OF), args.size))
     current = len(store.list_memories(ns, MemoryFilter(current_only=True), args.size))
