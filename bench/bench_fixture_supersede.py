@@ -6,7 +6,8 @@ query embeddings); the default recipe (health + source weighting: quality + prov
 every query, then the supersessions are applied with ``Graphmem.supersede`` and it runs again on
 the same store. The fixture's records carry no times (ingest order stands in, and the stale record
 happens to come last), so each newer record is first given ``valid_from`` = the moment the
-supersession is applied: the correction holds from then, as when an agent records it. Nothing is tuned, so every query is held out; intervals are bootstrap over queries.
+supersession is applied: the correction holds from then, as when an agent records it. Nothing is
+tuned, so every query is held out; intervals are bootstrap over queries.
 
 Reported per model: MRR, hit@1 and recall@10 before / after with 95% intervals; the queries whose
 reciprocal rank is below 1 after (with the first relevant rank and what ranked above it); and
