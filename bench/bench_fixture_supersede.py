@@ -40,14 +40,10 @@ def load_supersessions(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def ranked(engine, ns: str, runs) -> dict[str, list[tuple[str, str | None]]]:
-    """Each query's top K as (id, superseded_by)."""
-    out = {}
-    for run in runs:
-        ids = [r["id"] for r in run.results[:K]]
-        found = engine.store.get_memories(ns, ids)
-        out[run.query_id] = [(i, found[i].superseded_by if i in found else None) for i in ids]
-    return out
+def ranked(runs, successor: dict[str, str]) -> dict[str, list[tuple[str, str | None]]]:
+    """Each query's top K as (id, its successor by the supersessions file): the same check before
+    the links are applied (how the stale record ranked) and after."""
+    return {run.query_id: [(r["id"], successor.get(r["id"])) for r in run.results[:K]] for run in runs}
 
 
 def above_successor(top: list[tuple[str, str | None]]) -> list[str]:
@@ -85,17 +81,20 @@ def main() -> None:
     args = ap.parse_args()
     facts = run_facts()
     links = load_supersessions(Path(args.supersessions))
+    successor = {old: link["newer"] for link in links for old in link["older"]}
     result: dict[str, Any] = {}
 
     def on_engine(engine, dataset, relevance) -> None:
         ns = dataset.queries[0].namespace
         before = run_config(engine, dataset, RECIPE, K)
-        result["before"] = summarize(before, relevance, ranked(engine, ns, before))
+        result["before"] = summarize(before, relevance, ranked(before, successor))
         for link in links:      # the fixture has no times: the correction holds from when it is applied
             engine.update(ns, link["newer"], {"valid_from": engine.clock()})
             engine.supersede(ns, link["newer"], link["older"], link.get("reason"))
         after = run_config(engine, dataset, RECIPE, K)
-        result["after"] = summarize(after, relevance, ranked(engine, ns, after))
+        result["after"] = summarize(after, relevance, ranked(after, successor))
+        stored = engine.store.get_memories(ns, list(successor))
+        result["applied"] = {old: stored[old].superseded_by for old in successor if old in stored}
         result["model"] = engine.settings.model.name
 
     options = EvalOptions(memories=FIXTURE / "memories.jsonl", queries=FIXTURE / "queries.jsonl",
