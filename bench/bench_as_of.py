@@ -26,6 +26,7 @@ import statistics
 import tempfile
 import time
 import uuid
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -87,8 +88,11 @@ def main() -> None:
     ns = NS if args.store == "sqlite" else f"bench-asof-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="graphmem-asof-") as tmp:
         settings = load_settings(overrides={"store": {"data_dir": tmp}}, use_env=False)
-        store: MemoryStore = (SQLiteStore(Path(tmp), settings.store) if args.store == "sqlite"
-                              else Neo4jStore(load_settings().store))   # GRAPHMEM_NEO4J_* from the environment
+        # Neo4j: GRAPHMEM_NEO4J_* from the environment; longer timeouts, as a shared 2-core machine
+        # under load can hold the first searches after 10k writes past the service's 5 s
+        store: MemoryStore = (SQLiteStore(Path(tmp), settings.store) if args.store == "sqlite" else
+                              Neo4jStore(replace(load_settings().store, neo4j_read_timeout=60.0,
+                                                 neo4j_write_timeout=120.0)))
         engine = Graphmem(settings, store, load_embedder())
         try:
             report = measure(engine, store, ns, args, modes, queries)
