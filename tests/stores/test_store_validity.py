@@ -46,6 +46,8 @@ def check(store, ns: str, stored) -> None:
         expected = sorted(kept, key=lambda m: (-float(np.dot(m.embedding, query)), m.id))
         got = store.vector_candidates(ns, query, len(stored), flt, NOW)
         assert got == [m.id for m in expected], flt
+        # one result: past the approximate threshold, the ids kept (not the few dropped) are listed
+        assert store.vector_candidates(ns, query, 1, flt, NOW) == [m.id for m in expected[:1]], flt
         lexical = store.lexical_candidates(ns, ["note"], len(stored), flt, NOW)
         assert sorted(lexical) == sorted(m.id for m in kept), flt
 

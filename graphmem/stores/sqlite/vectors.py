@@ -123,9 +123,11 @@ class NamespaceVectors:
             keep = None
         if self.ann is not None and self.ann_settings is not None and len(self) >= self.ann_settings.threshold:
             if keep is not None:        # the index filters by id: the mask's ids, read under the lock
-                kept = self.kept_ids(keep)
+                kept, dropped = self.mask_ids(keep, limit * 50)
                 if kept is not None:
                     return self.search(vector, limit, kept if allowed is None else kept & allowed, excluded)
+                if dropped:
+                    return self.search(vector, limit, allowed, dropped | (excluded or set()))
             if excluded:
                 wider = self.search(vector, limit + len(excluded), allowed)
                 return [i for i in wider if i not in excluded][:limit]
@@ -159,12 +161,15 @@ class NamespaceVectors:
                 mask[[rows[i] for i in excluded if i in rows]] = False
             return np.where(mask, scores, -np.inf), self.ids[:]
 
-    def kept_ids(self, keep: ValidityFilter) -> set[str] | None:
-        """The ids ``keep`` keeps; None when it keeps every row."""
+    def mask_ids(self, keep: ValidityFilter, few: int) -> tuple[set[str] | None, set[str] | None]:
+        """(kept, None), or (None, dropped) when ``keep`` drops at most ``few`` rows (none: both None)."""
         with self.lock:
             ids = self.ids
             mask = self.validity.mask(keep, len(ids))
-            return None if mask.all() else {ids[r] for r in np.flatnonzero(mask)}
+            dropped = len(ids) - int(mask.sum())
+            if dropped <= few:
+                return None, ({ids[r] for r in np.flatnonzero(~mask)} if dropped else None)
+            return {ids[r] for r in np.flatnonzero(mask)}, None
 
     def kept_share(self, keep: ValidityFilter) -> float:
         """The share of rows ``keep`` keeps (1.0 when empty)."""
