@@ -36,6 +36,17 @@ def micros(ts: str | None, missing: int) -> int:
         return int(np.datetime64(normalize_timestamp(ts).rstrip("Z"), "us").astype(np.int64))
 
 
+def micros_many(values: tuple[str | None, ...], missing: int) -> np.ndarray:
+    """``micros`` of many timestamps at once (NaT, from None, becomes ``missing``)."""
+    try:
+        out = np.array([v.rstrip("Z") if v is not None else "NaT" for v in values],
+                       dtype="datetime64[us]").astype(np.int64)
+    except ValueError:                  # a timestamp not in the fixed-width form: one by one
+        return np.array([micros(v, missing) for v in values], dtype=np.int64)
+    out[out == np.iinfo(np.int64).min] = missing
+    return out
+
+
 @dataclass(frozen=True)
 class ValidityFilter:
     """What a search keeps: memories valid at ``as_of``, not superseded, not expired at ``now``
@@ -80,8 +91,17 @@ class ValidityColumns:
         self.superseded[row] = superseded_by is not None
 
     def set_many(self, first: int, validity: list[RowValidity] | None, count: int) -> None:
-        for offset in range(count):
-            self.set(first + offset, None if validity is None else validity[offset])
+        """Rows ``first..first+count`` (a bulk load): one vectorised parse per column."""
+        rows = slice(first, first + count)
+        if validity is None:
+            self.start[rows], self.until[rows], self.expires[rows] = ALWAYS, NEVER, NEVER
+            self.superseded[rows] = False
+            return
+        starts, untils, expiries, superseded = zip(*validity, strict=True) if validity else ((), (), (), ())
+        self.start[rows] = micros_many(starts, ALWAYS)
+        self.until[rows] = micros_many(untils, NEVER)
+        self.expires[rows] = micros_many(expiries, NEVER)
+        self.superseded[rows] = [s is not None for s in superseded]
 
     def move(self, source: int, target: int) -> None:
         for arr in (self.start, self.until, self.expires, self.superseded):
