@@ -1,6 +1,6 @@
 """Recall under ``as_of`` / ``current_only`` / expiry on every store: the vector and full-text
 candidates are exactly the memories ``MemoryFilter.matches`` keeps, after writes that change only
-validity (a supersession, a PATCH of valid_from), and, on SQLite, after another connection's write
+validity (a supersession, a PATCH of valid_from) and deletes, and, on SQLite, after another connection's write
 (the validity arrays beside the vector matrix are replayed from the vector log)."""
 
 from __future__ import annotations
@@ -62,6 +62,9 @@ def test_recall_keeps_what_the_filter_keeps_across_validity_writes(ctx):
         stored[i] = replace(stored[i], **fields)
         ctx.store.save_memory(stored[i], [], [])
     check(ctx.store, ctx.ns, stored)
+    for gone in ("m02", "m40"):             # a delete moves the last row into the freed one
+        ctx.store.delete_memory(ctx.ns, gone)
+    check(ctx.store, ctx.ns, [m for m in stored if m.id not in ("m02", "m40")])
 
 
 @pytest.mark.parametrize("ann", [False, True])
