@@ -1,5 +1,7 @@
 """What ``as_of`` (and ``current_only``) cost on a search at 10k memories, against a plain search of
-the same store, on the embedded store.
+the same store, on the embedded store or on Neo4j (``--store neo4j``: the server the
+``GRAPHMEM_NEO4J_*`` environment names, e.g. ``docker/neo4j-local/neo4j-local start``; the bench
+writes its own namespace and drops it afterwards).
 
 The store holds the bench corpus with vectors derived from real MiniLM embeddings
 (bench/scale_vectors.py, from ``--base-size`` corpus sentences embedded now), written with
@@ -12,16 +14,19 @@ Each search embeds its query live and every query is used once (no cache hit): p
 current_only take turns on consecutive queries, over ``--passes`` passes; the figure is each
 mode's p50 and its ratio to the plain p50, per pass and as the median over passes.
 
-    python -m bench.bench_as_of [--size 10000] [--queries 150] [--passes 3]
+    python -m bench.bench_as_of [--store sqlite|neo4j] [--size 10000] [--queries 150] [--passes 3]
         [--out bench/results/as_of_cost.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
+import uuid
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -33,6 +38,8 @@ from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.engine import Graphmem
 from graphmem.model import MemoryFilter
+from graphmem.stores.base import MemoryStore
+from graphmem.stores.neo4j import Neo4jStore
 from graphmem.stores.sqlite import SQLiteStore
 
 NS = "bench"
@@ -44,15 +51,15 @@ def stamp(t: datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def load(store: SQLiteStore, size: int, base_size: int) -> None:
+def load(store: MemoryStore, size: int, base_size: int, ns: str = NS, chunk: int = 5000) -> None:
     base = base_vectors(None, base_size)
     step = timedelta(days=365) / size
-    for lo in range(0, size, 5000):
-        hi = min(size, lo + 5000)
+    for lo in range(0, size, chunk):
+        hi = min(size, lo + chunk)
         batch = []
         for offset, (item, vec) in enumerate(zip(_items(lo, hi), derived(base, lo, hi - lo), strict=True)):
             i = lo + offset
-            mem = to_memory(item, vec, NS)
+            mem = to_memory(item, vec, ns)
             mem.created_at = mem.updated_at = stamp(START + step * i)
             if i % 5 == 0 and i + 1 < size:
                 mem.superseded_by = f"mem-{i + 1:07d}"
@@ -67,6 +74,7 @@ def load(store: SQLiteStore, size: int, base_size: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--store", choices=("sqlite", "neo4j"), default="sqlite")
     ap.add_argument("--size", type=int, default=10_000)
     ap.add_argument("--base-size", type=int, default=2_000)
     ap.add_argument("--queries", type=int, default=150, help="per mode and pass")
@@ -77,40 +85,57 @@ def main() -> None:
     modes = {"plain": MemoryFilter(), "as_of": MemoryFilter(as_of=AS_OF),
              "current_only": MemoryFilter(current_only=True)}
     queries = make_queries(args.queries * len(modes) * args.passes)
+    ns = NS if args.store == "sqlite" else f"bench-asof-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="graphmem-asof-") as tmp:
         settings = load_settings(overrides={"store": {"data_dir": tmp}}, use_env=False)
-        store = SQLiteStore(Path(tmp), settings.store)
+        # Neo4j: GRAPHMEM_NEO4J_* from the environment; longer timeouts, as a shared 2-core machine
+        # under load can hold the first searches after 10k writes past the service's 5 s
+        store: MemoryStore = (SQLiteStore(Path(tmp), settings.store) if args.store == "sqlite" else
+                              Neo4jStore(replace(load_settings().store, neo4j_read_timeout=60.0,
+                                                 neo4j_write_timeout=120.0)))
         engine = Graphmem(settings, store, load_embedder())
-        t0 = time.perf_counter()
-        load(store, args.size, args.base_size)
-        loaded_s = time.perf_counter() - t0
-        valid = len(store.list_memories(NS, MemoryFilter(as_of=AS_OF), args.size))
-        current = len(store.list_memories(NS, MemoryFilter(current_only=True), args.size))
-        engine.search("warm the caches and the vector matrix", NS, 10)
-        passes = []
-        it = iter(queries)
-        for _ in range(args.passes):
-            ms: dict[str, list[float]] = {m: [] for m in modes}
-            for _ in range(args.queries):
-                for name, flt in modes.items():
-                    query = next(it)
-                    start = time.perf_counter()
-                    engine.search(query, NS, 10, flt)
-                    ms[name].append((time.perf_counter() - start) * 1000)
-            row = {name: latency_summary(v) for name, v in ms.items()}
-            for name in ("as_of", "current_only"):
-                row[name]["ratio_to_plain_p50"] = round(row[name]["p50_ms"] / row["plain"]["p50_ms"], 3)
-            passes.append(row)
-        engine.close()
-    report = {**facts, "store": "sqlite", "size": args.size, "as_of": AS_OF,
-              "valid_at_as_of": valid, "current": current, "load_seconds": round(loaded_s, 1),
-              "queries_per_mode_and_pass": args.queries, "query_embedding": "live, each query once",
-              "passes": passes,
-              "median_ratio_to_plain_p50": {name: statistics.median(p[name]["ratio_to_plain_p50"] for p in passes)
-                                            for name in ("as_of", "current_only")},
-              "target": "as_of p50 at most 1.2x plain p50"}
+        try:
+            report = measure(engine, store, ns, args, modes, queries)
+        finally:
+            if isinstance(store, Neo4jStore):
+                store.drop_namespace(ns)
+            engine.close()
+    report = {**facts, "store": args.store, **report}
     save_report(args.out, report)
-    print(report["median_ratio_to_plain_p50"], [{k: v["p50_ms"] for k, v in p.items()} for p in passes])
+    print(report["median_ratio_to_plain_p50"], [{k: v["p50_ms"] for k, v in p.items()} for p in report["passes"]])
+
+
+def measure(engine: Graphmem, store: MemoryStore, ns: str, args: argparse.Namespace,
+            modes: dict[str, MemoryFilter], queries: list[str]) -> dict:
+    t0 = time.perf_counter()
+    load(store, args.size, args.base_size, ns, 5000 if args.store == "sqlite" else 500)   # a server write: smaller
+    loaded_s = time.perf_counter() - t0
+    valid = len(store.list_memories(ns, MemoryFilter(as_of=AS_OF), args.size))
+    current = len(store.list_memories(ns, MemoryFilter(current_only=True), args.size))
+    for warm in ("warm the caches and the vector matrix", "and the indexes of the server"):
+        for flt in modes.values():
+            engine.search(warm, ns, 10, flt)
+    passes = []
+    it = iter(queries)
+    for _ in range(args.passes):
+        ms: dict[str, list[float]] = {m: [] for m in modes}
+        for _ in range(args.queries):
+            for name, flt in modes.items():
+                query = next(it)
+                start = time.perf_counter()
+                engine.search(query, ns, 10, flt)
+                ms[name].append((time.perf_counter() - start) * 1000)
+        row = {name: latency_summary(v) for name, v in ms.items()}
+        for name in ("as_of", "current_only"):
+            row[name]["ratio_to_plain_p50"] = round(row[name]["p50_ms"] / row["plain"]["p50_ms"], 3)
+        passes.append(row)
+    return {"size": args.size, "as_of": AS_OF, "valid_at_as_of": valid, "current": current,
+            "load_seconds": round(loaded_s, 1), "queries_per_mode_and_pass": args.queries,
+            "query_embedding": "live, each query once", "passes": passes,
+            "median_ratio_to_plain_p50": {name: statistics.median(p[name]["ratio_to_plain_p50"] for p in passes)
+                                          for name in ("as_of", "current_only")},
+            "loadavg_at_end": list(os.getloadavg()),
+            "target": "as_of p50 at most 1.2x plain p50"}
 
 
 if __name__ == "__main__":

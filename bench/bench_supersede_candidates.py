@@ -1,9 +1,10 @@
 """Precision and recall of the supersession-candidate rule (graphmem/ingest/supersede_candidates.py)
 on the labelled memory-update pairs of tests/fixtures/supersede/pairs.jsonl (labels written before
 the rule ran): each pair's two memories are embedded with the real model and the rule is asked
-whether the newer may supersede the older, under the ``[supersede]`` thresholds of defaults.toml.
+whether the newer may supersede the older, under the ``[supersede]`` thresholds of defaults.toml
+for that model (``min_cosine_by_model``, derived without these pairs: bench_supersede_calibration).
 
-    python -m bench.bench_supersede_candidates [--out bench/results/supersede_candidates.json]
+    python -m bench.bench_supersede_candidates [--model NAME] [--out bench/results/supersede_candidates.json]
 
 Also reports the same figures for a few other thresholds (a sweep, for the record: the defaults
 were chosen before it ran), and every false positive and false negative with its spans.
@@ -68,13 +69,15 @@ def score(built: list[tuple[dict[str, Any], Memory, Memory]], cfg: SupersedeSett
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default=None, help="[model] name (default: the shipped model)")
     ap.add_argument("--out", default=str(ROOT / "bench/results/supersede_candidates.json"))
     args = ap.parse_args()
     facts = run_facts()
-    cfg = load_settings(use_env=False).supersede
-    ensure_model()
+    settings = load_settings(use_env=False, overrides={"model": {"name": args.model}} if args.model else None)
+    cfg = settings.supersede
+    ensure_model(model=settings.model.name)
     pairs = load_pairs()
-    embedder = load_embedder()
+    embedder = load_embedder(settings.model.name)
     built = memories(pairs, embedder)
     report = {**facts, "model": embedder.model_id, "pairs": len(pairs),
               "positives": sum(p["supersedes"] for p in pairs),
@@ -84,7 +87,7 @@ def main() -> None:
               "sweep": [{"min_cosine": c, "min_term_overlap": o,
                          **{k: v for k, v in score(built, replace(cfg, min_cosine=c, min_term_overlap=o)).items()
                             if k != "mistakes"}}
-                        for c in (0.7, 0.8, 0.9) for o in (0.3, 0.4, 0.5, 0.6)]}
+                        for c in sorted({0.7, 0.8, 0.9, 0.95, cfg.min_cosine}) for o in (0.3, 0.4, 0.5, 0.6)]}
     save_report(args.out, report)
     d = report["defaults"]
     print(f"precision {d['precision']}  recall {d['recall']}  (tp {d['true_positives']} fp {d['false_positives']} "

@@ -115,8 +115,9 @@ class SupersedeSettings:
     auto: bool
     candidates: bool
     candidate_pool: int
-    min_cosine: float
+    min_cosine: float                   # in effect: min_cosine_by_model's for the [model], else min_cosine
     min_term_overlap: float
+    min_cosine_by_model: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -415,6 +416,13 @@ def load_settings(config_path: str | Path | None = None, overrides: dict | None 
     return settings_from_dict(data)
 
 
+def _supersede(data: dict, model_name: str) -> SupersedeSettings:
+    """``min_cosine`` is the floor for the configured model: its own when listed in
+    ``min_cosine_by_model`` (cosines run on another scale per model), else the general one."""
+    cfg = _build(SupersedeSettings, data, "supersede")
+    return replace(cfg, min_cosine=float(cfg.min_cosine_by_model.get(model_name, cfg.min_cosine)))
+
+
 def settings_from_dict(data: dict) -> Settings:
     health = dict(data["health"])
     health["transient_patterns"] = tuple(health["transient_patterns"])
@@ -448,7 +456,7 @@ def settings_from_dict(data: dict) -> Settings:
         mcp=_build(McpSettings, data["mcp"], "mcp"),
         topics=_build(TopicSettings, data["topics"], "topics"),
         context=_build(ContextSettings, data["context"], "context"),
-        supersede=_build(SupersedeSettings, data["supersede"], "supersede"),
+        supersede=_supersede(data["supersede"], model.name),
         search=base_search,
         recipes=recipes,
         raw=data,

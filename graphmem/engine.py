@@ -21,7 +21,7 @@ from graphmem.errors import NotFoundError, ValidationError
 from graphmem.ingest.service import Ingestor, IngestResult, PreparedBatch
 from graphmem.ingest.supersede import link_view
 from graphmem.ingest.supersede_candidates import proposals_about
-from graphmem.ingest.validate import validate_id, validate_namespace
+from graphmem.ingest.validate import validate_namespace
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, utcnow_iso
 from graphmem.retrieval.pipeline import SearchOutcome, SearchPipeline, SearchRequest
 from graphmem.stores.base import MemoryStore
@@ -160,34 +160,45 @@ class Graphmem:
             raise NotFoundError(f"memory {memory_id!r} not found in namespace {namespace!r}", field="id")
 
     # -- supersession (ingest/supersede.py) --------------------------------------------------
-    def supersede(self, namespace: str, newer: str, older: list[str], reason: str | None = None) -> dict[str, Any]:
-        """Mark stored ``older`` memories as replaced by the stored ``newer`` (one transaction)."""
+    def supersede(self, namespace: str, newer: Any, older: Any, reason: Any = None) -> dict[str, Any]:
+        """The library's supersede: the values parsed by the contract's ``SupersedeRequest``."""
+        return self.run_supersede(namespace, parse_args(self.settings, "SupersedeRequest", newer=newer,
+                                                        older=older, reason=reason))
+
+    def run_supersede(self, namespace: str, body: Any) -> dict[str, Any]:
+        """Mark stored ``older`` memories as replaced by the stored ``newer`` (one transaction), for a
+        validated ``SupersedeRequest``."""
         ns = validate_namespace(namespace)
-        lim = self.settings.limits
-        newer = validate_id(newer, lim, "newer")
-        older = [validate_id(i, lim, "older") for i in older]
-        if not older or len(older) > lim.max_supersedes:
-            raise ValidationError(f"older must name 1-{lim.max_supersedes} ids (limits.max_supersedes)",
-                                  field="older")
-        plan = self.ingestor.supersede(ns, newer, older, reason)
+        older = list(body.older)
+        plan = self.ingestor.supersede(ns, body.newer, older, body.reason)
         now = self.store.get_memories(ns, older)
         return {"namespace": ns, "supersessions": [link_view(e) for e in plan.edges],
                 "memories": [now[i].to_dict() for i in older if i in now]}
 
-    def unsupersede(self, namespace: str, newer: str, older: str) -> dict[str, Any]:
+    def unsupersede(self, namespace: str, newer: Any, older: Any) -> dict[str, Any]:
+        """The library's undo: the two ends parsed by the contract's ``SupersessionArgs``."""
+        return self.run_unsupersede(namespace, parse_args(self.settings, "SupersessionArgs", newer=newer,
+                                                          older=older))
+
+    def run_unsupersede(self, namespace: str, args: Any) -> dict[str, Any]:
         """Undo one supersession: the older memory gets back the fields it had before it."""
         ns = validate_namespace(namespace)
-        lim = self.settings.limits
-        restored, edge = self.ingestor.unsupersede(ns, validate_id(newer, lim, "newer"),
-                                                   validate_id(older, lim, "older"))
+        restored, edge = self.ingestor.unsupersede(ns, args.newer, args.older)
         return {"namespace": ns, "undone": link_view(edge), "memory": restored.to_dict()}
 
-    def supersede_candidates(self, namespace: str, memory_id: str) -> dict[str, Any]:
+    def _memory_path(self, memory_id: Any) -> str:
+        """A memory id parsed as the HTTP path and the MCP argument are (``MemoryPath``)."""
+        return str(parse_args(self.settings, "MemoryPath", memory_id=memory_id).memory_id)
+
+    def supersede_candidates(self, namespace: str, memory_id: Any) -> dict[str, Any]:
+        """The library's candidates: the id parsed by the contract's ``MemoryPath``."""
+        return self.run_supersede_candidates(namespace, self._memory_path(memory_id))
+
+    def run_supersede_candidates(self, namespace: str, memory_id: str) -> dict[str, Any]:
         """The "may supersede" proposals a memory is part of (either side), computed by the rule
         of ``ingest/supersede_candidates.py`` with its evidence; none when ``[supersede] candidates``
         is off. Proposals are never applied here (POST /v1/supersessions applies one)."""
         ns = validate_namespace(namespace)
-        memory_id = validate_id(memory_id, self.settings.limits)
         mem = self.store.get_memories(ns, [memory_id]).get(memory_id)
         if mem is None:
             raise NotFoundError(f"memory {memory_id!r} not found in namespace {ns!r}", field="id")
@@ -195,10 +206,13 @@ class Graphmem:
         found = proposals_about(self.store, mem, cfg) if cfg.candidates else []
         return {"namespace": ns, "candidates": [p.to_dict() for p in found]}
 
-    def history(self, namespace: str, memory_id: str) -> dict[str, Any]:
-        """The supersession chain of a memory, oldest first, with times and reasons."""
-        return self.ingestor.superseder.history(validate_namespace(namespace),
-                                                validate_id(memory_id, self.settings.limits))
+    def history(self, namespace: str, memory_id: Any) -> dict[str, Any]:
+        """The library's history: the id parsed by the contract's ``MemoryPath``."""
+        return self.run_history(namespace, self._memory_path(memory_id))
+
+    def run_history(self, namespace: str, memory_id: str) -> dict[str, Any]:
+        """The supersession chain of a memory (an id already parsed), oldest first, with times and reasons."""
+        return self.ingestor.superseder.history(validate_namespace(namespace), memory_id)
 
     def list_memories(self, namespace: str, filters: MemoryFilter, limit: int = 50,
                       cursor: str | None = None) -> tuple[list[Memory], str | None]:

@@ -1,7 +1,7 @@
 """One rule, one wording: a bad search input is refused with the same message and field whether it
 comes through the library, the HTTP API, the MCP tool or the CLI, because each surface parses it
 with the contract's ``SearchRequest`` and the engine never checks it again. Neighbours, graph,
-relate and list calls likewise, through their own contract models."""
+relate, list and supersession calls likewise, through their own contract models."""
 
 from __future__ import annotations
 
@@ -54,6 +54,7 @@ def test_a_bad_search_is_worded_alike_everywhere(engine, tmp_path, fields, cli_a
         assert f"validation_error: {message} (field: {field})" in out.output, out.output
 
 
+LONG = "x" * 201        # one past [limits] max_id_chars
 OTHER = [  # (library call, HTTP request, MCP tool and arguments or None)
     (lambda e, a, b: e.neighbors("default", a, limit=0), ("get", "/v1/memories/{a}/neighbors?limit=0", None),
      ("memory_neighbors", {"memory_id": "{a}", "limit": 0})),
@@ -68,6 +69,16 @@ OTHER = [  # (library call, HTTP request, MCP tool and arguments or None)
                           "evidence": {"source_text": "x y", "quote": "x"}})),
     (lambda e, a, b: e.list_memories("default", MemoryFilter(), limit=10**6),
      ("get", "/v1/memories?limit=1000000", None), None),
+    (lambda e, a, b: e.supersede("default", a, []), ("post", "/v1/supersessions", {"newer": "{a}", "older": []}),
+     None),
+    (lambda e, a, b: e.supersede("default", LONG, [a]),
+     ("post", "/v1/supersessions", {"newer": LONG, "older": ["{a}"]}), None),
+    (lambda e, a, b: e.unsupersede("default", a, LONG), ("delete", f"/v1/supersessions?newer={{a}}&older={LONG}",
+                                                        None), None),
+    (lambda e, a, b: e.history("default", LONG), ("get", f"/v1/memories/{LONG}/history", None),
+     ("memory_history", {"memory_id": LONG})),
+    (lambda e, a, b: e.supersede_candidates("default", LONG), ("get", f"/v1/memories/{LONG}/candidates", None),
+     ("supersede_candidates", {"memory_id": LONG})),
 ]
 
 
@@ -80,9 +91,11 @@ def _fill(value, a: str, b: str):
 
 
 @pytest.mark.parametrize("call, http, tool", OTHER, ids=["neighbors-limit", "neighbors-type", "graph-hops",
-                                                          "relate-weight", "list-limit"])
+                                                          "relate-weight", "list-limit", "supersede-none",
+                                                          "supersede-long-id", "undo-long-id", "history-long-id",
+                                                          "candidates-long-id"])
 def test_graph_and_list_calls_are_worded_alike_everywhere(engine, call, http, tool):
-    """Neighbours, graph, relate and list: the library parses with the same contract models."""
+    """Neighbours, graph, relate, list and supersession: the library parses with the same contract models."""
     a = engine.add({"content": "The nightly backup runs at 02:00."}).memory.id
     b = engine.add({"content": "Restores are tested every Friday."}).memory.id
     with pytest.raises(ValidationError) as by_library:

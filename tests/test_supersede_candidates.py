@@ -89,6 +89,26 @@ def test_auto_applies_the_best_proposal_at_write_time(make):
     assert eng.supersede_candidates(ns, "redis-7")["candidates"] == []  # applied: no longer proposed
 
 
+def test_batch_import_applies_proposals_within_the_batch_and_against_the_store(make):
+    """The same rule as a single write: an earlier item of the batch, or a stored memory; a memory
+    the batch already superseded is no candidate; off without auto."""
+    eng = make(auto=True)
+    ns = eng.test_namespace
+    eng.add(OLD, ns)
+    newer = {**NEW, "id": "redis-8", "content": "The cache cluster runs Redis 8.0 on three nodes.",
+             "created_at": "2025-09-01T00:00:00Z"}
+    results = eng.add_batch([NEW, newer], ns)
+    assert [r.status for r in results] == ["created", "created"]
+    assert eng.get(ns, "redis-6").superseded_by == "redis-7"           # against the store
+    assert eng.get(ns, "redis-7").superseded_by == "redis-8"           # within the batch
+    links = eng.history(ns, "redis-8")["links"]
+    assert [(x["newer"], x["older"], x["by"]) for x in links] == [("redis-7", "redis-6", "auto"),
+                                                                  ("redis-8", "redis-7", "auto")]
+    off = make()
+    results = off.add_batch([OLD, NEW], off.test_namespace)
+    assert off.get(off.test_namespace, "redis-6").superseded_by is None
+
+
 def test_candidates_off_lists_nothing(make):
     eng = make(candidates=False, auto=True)
     ns = eng.test_namespace

@@ -26,7 +26,7 @@ bp = Blueprint("supersede", __name__, url_prefix="/v1")
                        "written unless every link is valid.")
 def supersede(body: Any) -> Response:
     ns = body_namespace(body.namespace)
-    return jsonify(engine().supersede(ns, body.newer, list(body.older), body.reason))
+    return jsonify(engine().run_supersede(ns, body))
 
 
 @bp.delete("/supersessions")
@@ -36,14 +36,14 @@ def supersede(body: Any) -> Response:
            description="The older memory gets back its superseded_by, valid_until, health and updated_at as "
                        "they were before the link; the SUPERSEDES edge is removed.")
 def unsupersede(args: Any) -> Response:
-    return jsonify(engine().unsupersede(query_namespace(args.namespace), args.newer, args.older))
+    return jsonify(engine().run_unsupersede(query_namespace(args.namespace), args))
 
 
 @bp.get("/memories/<memory_id:memory_id>/history")
 @operation("getHistory", "memories", "The supersession chain of a memory, oldest first",
            ok={200: ("The chain with times and reasons", "History")}, errors=(403, 404, 422), args="NamespaceArgs")
 def history(memory_id: str, args: Any) -> Response:
-    return jsonify(engine().history(query_namespace(args.namespace), memory_id))
+    return jsonify(engine().run_history(query_namespace(args.namespace), memory_id))
 
 
 @bp.get("/memories/<memory_id:memory_id>/candidates")
@@ -57,4 +57,4 @@ def history(memory_id: str, args: Any) -> Response:
                        "/v1/supersessions applies a proposal (`[supersede] auto = true` applies the best one at "
                        "write time). Empty when `[supersede] candidates` is off.")
 def candidates(memory_id: str, args: Any) -> Response:
-    return jsonify(engine().supersede_candidates(query_namespace(args.namespace), memory_id))
+    return jsonify(engine().run_supersede_candidates(query_namespace(args.namespace), memory_id))

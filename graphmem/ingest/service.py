@@ -28,7 +28,7 @@ from graphmem.ingest.health import assess_health, health_score, kept_penalties
 from graphmem.ingest.linking import EdgePlan, apply_degree_caps, propose_edges, reason_labels, reweigh
 from graphmem.ingest.source import source_weight
 from graphmem.ingest.supersede import SupersedePlan, Superseder
-from graphmem.ingest.supersede_candidates import older_proposals
+from graphmem.ingest.supersede_candidates import auto_plan
 from graphmem.ingest.threads import ThreadKeeper
 from graphmem.ingest.topics import extract_topics
 from graphmem.ingest.validate import MemoryInput, validate_memory, validate_patch
@@ -224,21 +224,8 @@ class Ingestor:
                 return existing
             mem = self.build(inp, embedding)
             plan = (self.superseder.plan(mem, inp.supersedes, mem.updated_at, inp.reason)
-                    if inp.supersedes else self._auto_supersede(mem))
+                    if inp.supersedes else auto_plan(self.superseder, self.store, mem, self.settings.supersede))
             return IngestResult("created", self._save_new(mem, plan))
-
-    def _auto_supersede(self, mem: Memory) -> SupersedePlan | None:
-        """With ``[supersede] auto`` on, the best candidate the rule proposes that can be applied
-        (``ingest/supersede_candidates.py``), recorded ``by: auto`` with the changed value as reason."""
-        cfg = self.settings.supersede
-        if not (cfg.auto and cfg.candidates):
-            return None
-        for proposal in older_proposals(self.store, mem, cfg):
-            try:
-                return self.superseder.plan(mem, [proposal.older], mem.updated_at, proposal.describe(), by="auto")
-            except ConflictError:
-                continue            # e.g. the older one is valid after it: the next proposal
-        return None
 
     def supersede(self, namespace: str, newer_id: str, older_ids: list[str], reason: str | None,
                   field: str = "older", by: str = "explicit") -> SupersedePlan:
@@ -313,9 +300,12 @@ class Ingestor:
                 continue
             try:
                 mem = self.build(inp, vector)
-                if inp.supersedes:      # earlier items of the batch, or stored memories
-                    sup = self.superseder.plan(mem, inp.supersedes, mem.updated_at, inp.reason,
-                                               pending={**changed, **new_ids})
+                # earlier items of the batch, or stored memories; else the candidate rule's pick
+                pending = {**changed, **new_ids}
+                sup = (self.superseder.plan(mem, inp.supersedes, mem.updated_at, inp.reason, pending=pending)
+                       if inp.supersedes else auto_plan(self.superseder, self.store, mem, self.settings.supersede,
+                                                        pending))
+                if sup is not None:
                     for older in sup.older:
                         if older.id in new_ids:
                             new_ids[older.id] = older

@@ -15,12 +15,15 @@ Precision on a labelled set of memory updates: bench/bench_supersede_candidates.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from graphmem.config import SupersedeSettings
+from graphmem.errors import ConflictError
+from graphmem.ingest.supersede import SupersedePlan, Superseder
 from graphmem.model import Memory
 from graphmem.stores.base import MemoryStore
 from graphmem.text import tokenize
@@ -170,13 +173,34 @@ def _order(m: Memory) -> tuple[str, str, str]:
     return (m.effective_valid_from, m.created_at, m.id)
 
 
-def older_proposals(store: MemoryStore, newer: Memory, cfg: SupersedeSettings) -> list[Proposal]:
-    """What a new memory may supersede: proposals against the pool's memories valid before it."""
-    return proposals(newer, [m for m in pool(store, newer, cfg) if _order(m) < _order(newer)], cfg)
-
-
 def proposals_about(store: MemoryStore, mem: Memory, cfg: SupersedeSettings) -> list[Proposal]:
     """Proposals ``mem`` is part of, either side: the later of each pair is the newer one."""
     near = _nearest(mem, pool(store, mem, cfg), cfg.candidate_pool)
     found = [propose(*((mem, m) if _order(mem) > _order(m) else (m, mem)), cfg) for m in near]
     return sorted((p for p in found if p is not None), key=lambda p: (-p.cosine, p.newer, p.older))
+
+
+def _shares_label(a: Memory, b: Memory) -> bool:
+    return bool(set(a.tags) & set(b.tags)) or (a.category is not None and a.category == b.category)
+
+
+def auto_plan(superseder: Superseder, store: MemoryStore, mem: Memory, cfg: SupersedeSettings,
+              pending: Mapping[str, Memory] | None = None) -> SupersedePlan | None:
+    """With ``[supersede] auto`` (and ``candidates``) on, the best proposal that can be applied,
+    recorded ``by: auto`` with the changed value as reason; None otherwise. The pool is the
+    store's (``pool``) and, for a batch, ``pending``: its earlier items and the stored memories it
+    changed, as they are now (a memory it already superseded is no candidate). A single write and
+    a batch import decide alike, here."""
+    if not (cfg.auto and cfg.candidates):
+        return None
+    pending = pending or {}
+    current = {m.id: m for m in pool(store, mem, cfg)}
+    current.update({i: m for i, m in pending.items() if i != mem.id and _shares_label(m, mem)})
+    earlier = [current[i] for i in sorted(current) if _order(current[i]) < _order(mem)]
+    for proposal in proposals(mem, earlier, cfg):
+        try:
+            return superseder.plan(mem, [proposal.older], mem.updated_at, proposal.describe(), by="auto",
+                                   pending=dict(pending))
+        except ConflictError:
+            continue            # e.g. the older one is valid after it: the next proposal
+    return None

@@ -99,14 +99,14 @@ def relate_memories(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: d
 
 def memory_history(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
     detail = detail_of(extra)
-    out = eng.history(ns, extra["memory_id"])
+    out = eng.run_history(ns, extra["memory_id"])
     out["chain"] = [{"memory": shape.memory(e["memory"], detail, cfg)} for e in out["chain"]]
     return shape.bounded(out, "chain", cfg)
 
 
 def supersede_candidates(eng: Graphmem, cfg: McpSettings, ns: str, req: Any,
                          extra: dict[str, Any]) -> dict[str, Any]:
-    return eng.supersede_candidates(ns, extra["memory_id"])
+    return eng.run_supersede_candidates(ns, extra["memory_id"])
 
 
 def memory_stats(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,9 @@ import numpy as np
 
 from graphmem.model import MemoryFilter, TermStats
 from graphmem.stores.sqlite.connection import SQLiteBase
-from graphmem.stores.sqlite.validity import dropped_ids, validity_sql
+from graphmem.stores.sqlite.validity import validity_sql
+from graphmem.stores.sqlite.validity_mask import VALIDITY_COLUMNS, ValidityFilter
+from graphmem.stores.sqlite.vectors import NamespaceVectors
 
 
 def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tuple[str, list]:
@@ -98,20 +100,21 @@ class SearchMixin(SQLiteBase):
 
     # -- recall --------------------------------------------------------------------------
     def _load_vectors(self, namespace: str):
-        return self.db.execute("SELECT id, embedding FROM memories WHERE namespace = ? AND embedding IS NOT NULL",
-                               (namespace,))
+        return self.db.execute(f"SELECT id, embedding, {VALIDITY_COLUMNS} FROM memories "
+                               "WHERE namespace = ? AND embedding IS NOT NULL", (namespace,))
 
-    def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
-                          flt: MemoryFilter, now_iso: str) -> list[str]:
+    def _matrix(self, namespace: str) -> NamespaceVectors:
         assert self.vectors is not None, "ensure_schema() first"
         if self._version_gate.changed(self.db):       # another connection or process committed
             self.vectors.catch_up(self.db)
-        matrix = self.vectors.get(namespace, self._load_vectors, self.db)
-        if flt.only_validity() and (flt.current_only or flt.as_of is not None):
-            dropped = dropped_ids(self.db, namespace, flt.include_expired, now_iso, flt.current_only, flt.as_of,
-                                  max(limit, 1) * 50)
-            if dropped is not None:     # the few ids dropped, not the many kept: search past them
-                return matrix.search(vector, limit, None, excluded=dropped)
+        return self.vectors.get(namespace, self._load_vectors, self.db)
+
+    def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
+                          flt: MemoryFilter, now_iso: str) -> list[str]:
+        matrix = self._matrix(namespace)
+        if flt.only_validity():         # validity in time and expiry: a mask over the matrix rows
+            keep = ValidityFilter.of(flt.as_of, flt.current_only, None if flt.include_expired else now_iso)
+            return matrix.search(vector, limit, keep=keep)
         allowed = None
         needs_sql = not flt.is_empty() or (not flt.include_expired and self.db.execute(
             "SELECT 1 FROM memories WHERE namespace = ? AND expires_at IS NOT NULL LIMIT 1",
@@ -126,26 +129,56 @@ class SearchMixin(SQLiteBase):
                            flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
         if not terms or limit <= 0:
             return []
-        where, params = filter_sql(flt, now_iso)
         match = fts_query(None if self._sole_namespace(namespace) else namespace, terms)
+        if flt is not None and flt.only_validity() and (flt.current_only or flt.as_of is not None):
+            return self._lexical_valid(namespace, match, limit, flt, now_iso, exclude_id)
+        where, params = filter_sql(flt, now_iso)
         # FTS5 ranks the namespace's matches on its own first (no per-match join: half the cost),
         # then the best ``window`` are checked against filters; a short page widens the window.
         window = max(2 * limit, 64)
-        if flt is not None and flt.as_of is not None:
-            window *= 4             # an as_of drops whole eras of a namespace: one ranked pass, not two
         while True:
-            rows = self.db.execute(
-                "SELECT m.id, f.n FROM (SELECT rowid, rank, count(*) OVER () AS n FROM "
-                "(SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?)) f "
-                f"JOIN memories m ON m.rowid = f.rowid WHERE m.namespace = ? AND m.id != ?{where} "
-                "ORDER BY f.rank, m.id LIMIT ?",
-                [match, window, namespace, exclude_id or "", *params, limit]).fetchall()
-            matched = rows[0][1] if rows else self.db.execute(
-                "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)",
-                (match, window)).fetchone()[0]
-            if len(rows) >= limit or matched < window:        # enough, or every match was seen
-                return [r[0] for r in rows]
+            ids, matched = self._ranked(match, window, namespace, exclude_id, where, params, limit)
+            if len(ids) >= limit or matched < window:        # enough, or every match was seen
+                return ids
             window *= 4
+
+    def _lexical_valid(self, namespace: str, match: str, limit: int, flt: MemoryFilter, now_iso: str,
+                       exclude_id: str | None) -> list[str]:
+        """``current_only`` / ``as_of`` on the full-text side: the ranked window is read without
+        them (no read of the validity columns, at the end of a large row) and checked against the
+        vector matrix's validity arrays; the window is sized by the share of memories they keep."""
+        matrix = self._matrix(namespace)
+        keep = ValidityFilter.of(flt.as_of, flt.current_only, None if flt.include_expired else now_iso)
+        window = int(max(2 * limit, 64) / max(matrix.kept_share(keep), 0.05))
+        while True:
+            ids, matched = self._ranked(match, window, namespace, exclude_id, "", [], window)
+            kept = matrix.keeps(ids, keep)
+            unknown = [i for i in ids if i not in kept]     # no vector: the row answers
+            if unknown:
+                where, params = filter_sql(flt, now_iso)
+                found = {r[0] for r in self.db.execute(
+                    f"SELECT m.id FROM memories m WHERE m.namespace = ? AND m.id IN "
+                    f"({','.join('?' * len(unknown))}){where}", [namespace, *unknown, *params])}
+                kept.update((i, i in found) for i in unknown)
+            out = [i for i in ids if kept[i]][:limit]
+            if len(out) >= limit or matched < window:
+                return out
+            window *= 4
+
+    def _ranked(self, match: str, window: int, namespace: str, exclude_id: str | None, where: str,
+                params: list, limit: int) -> tuple[list[str], int]:
+        """The best ``limit`` of the ``window`` best full-text matches passing ``where``, and how
+        many matches the window held."""
+        rows = self.db.execute(
+            "SELECT m.id, f.n FROM (SELECT rowid, rank, count(*) OVER () AS n FROM "
+            "(SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?)) f "
+            f"JOIN memories m ON m.rowid = f.rowid WHERE m.namespace = ? AND m.id != ?{where} "
+            "ORDER BY f.rank, m.id LIMIT ?",
+            [match, window, namespace, exclude_id or "", *params, limit]).fetchall()
+        matched = rows[0][1] if rows else self.db.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)",
+            (match, window)).fetchone()[0]
+        return [r[0] for r in rows], matched
 
     def _sole_namespace(self, namespace: str) -> bool:
         """True when no other namespace holds a memory (every full-text row is this namespace's)."""

@@ -21,6 +21,7 @@ from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.admin import AdminMixin
 from graphmem.stores.sqlite.reads import _COLUMNS, ReadsMixin
 from graphmem.stores.sqlite.search import SearchMixin
+from graphmem.stores.sqlite.validity_mask import RowValidity, memory_validity
 from graphmem.text import full_text_terms
 
 
@@ -127,7 +128,7 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
 
     def _apply_saved(self, memories: Sequence[Memory], seqs: list[int]) -> None:
         for mem, seq in zip(memories, seqs, strict=True):
-            self._apply_vector(mem.namespace, mem.id, mem.embedding, seq)
+            self._apply_vector(mem.namespace, mem.id, mem.embedding, seq, memory_validity(mem))
 
     def _write_row(self, db, mem: Memory, replace_edges: bool) -> int:
         """One memory's rows, term counts and vector log entry (whose sequence number it returns)."""
@@ -149,13 +150,14 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
                        [(mem.namespace, t, mem.id, mem.created_at) for t in mem.index_labels])
         return vector_log.record(db, mem.namespace, mem.id, self.vector_log_keep)
 
-    def _apply_vector(self, namespace: str, memory_id: str, embedding, seq: int) -> None:
+    def _apply_vector(self, namespace: str, memory_id: str, embedding, seq: int,
+                      validity: RowValidity | None = None) -> None:
         if self.vectors is None:
             return
         if embedding is None:
             self.vectors.remove(namespace, memory_id)
         else:
-            self.vectors.upsert(namespace, memory_id, np.asarray(embedding, dtype=np.float32))
+            self.vectors.upsert(namespace, memory_id, np.asarray(embedding, dtype=np.float32), validity)
         self.vectors.applied_own(seq)
 
     def delete_memory(self, namespace: str, memory_id: str, companions: Sequence[str] = (),

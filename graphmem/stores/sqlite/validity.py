@@ -1,7 +1,6 @@
 """Validity in time and supersession on the embedded store: the columns, their indexes, the
-migration of an older store, the SQL of the ``current_only`` / ``as_of`` filters, and the ids
-those filters drop (index seeks), so vector recall can exclude a few ids instead of listing
-every one it keeps.
+migration of an older store and the SQL of the ``current_only`` / ``as_of`` filters (listing and
+filters that combine them with others; recall reads them as arrays, ``validity_mask.py``).
 
 ``valid_start`` is derived (``Memory.effective_valid_from``: ``valid_from``, else ``created_at``)
 so a range seek answers "valid from after t" without an expression index."""
@@ -45,30 +44,3 @@ def validity_sql(current_only: bool, as_of: str | None, alias: str = "m") -> tup
         clauses.append(f"{alias}.valid_start <= ? AND ({alias}.valid_until IS NULL OR {alias}.valid_until > ?)")
         params += [as_of, as_of]
     return clauses, params
-
-
-def dropped_ids(db, namespace: str, include_expired: bool, now_iso: str, current_only: bool,
-                as_of: str | None, cap: int) -> set[str] | None:
-    """The ids expiry, ``current_only`` and ``as_of`` drop, each set from its own index (partial
-    indexes on expires_at, superseded_by and valid_until; a range of valid_start); None when they
-    are more than ``cap`` (the caller then lists what it keeps instead)."""
-    queries: list[tuple[str, tuple]] = []
-    if not include_expired and now_iso:
-        queries.append(("SELECT id FROM memories WHERE namespace = ? AND expires_at IS NOT NULL "
-                        "AND expires_at <= ?", (namespace, now_iso)))
-    if current_only:
-        queries.append(("SELECT id FROM memories WHERE namespace = ? AND superseded_by IS NOT NULL",
-                        (namespace,)))
-    if as_of is not None:
-        queries.append(("SELECT id FROM memories WHERE namespace = ? AND valid_start > ?", (namespace, as_of)))
-        queries.append(("SELECT id FROM memories WHERE namespace = ? AND valid_until IS NOT NULL "
-                        "AND valid_until <= ?", (namespace, as_of)))
-    counted = 0
-    for sql, params in queries:             # counted in the index first: too many costs no row reads
-        counted += db.execute(f"SELECT count(*) FROM ({sql} LIMIT ?)", (*params, cap + 1)).fetchone()[0]
-        if counted > cap:
-            return None
-    out: set[str] = set()
-    for sql, params in queries:
-        out.update(r[0] for r in db.execute(sql, params))
-    return out

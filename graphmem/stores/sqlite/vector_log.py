@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from graphmem.stores.sqlite.validity_mask import VALIDITY_COLUMNS, RowValidity
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS vector_log (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -43,12 +45,15 @@ def since(db: sqlite3.Connection, applied: int) -> tuple[int | None, list[tuple[
     return first, [(r[1], r[2]) for r in rows], (rows[-1][0] if rows else applied)
 
 
-def current_vectors(db: sqlite3.Connection, keys: set[tuple[str, str]]) -> dict[tuple[str, str], bytes | None]:
-    """The stored embedding of each (namespace, id), None when the memory is gone or has none."""
-    out: dict[tuple[str, str], bytes | None] = dict.fromkeys(keys)
+def current_vectors(db: sqlite3.Connection, keys: set[tuple[str, str]]
+                    ) -> dict[tuple[str, str], tuple[bytes, RowValidity] | None]:
+    """The stored embedding and validity of each (namespace, id), None when the memory is gone or
+    has no embedding."""
+    out: dict[tuple[str, str], tuple[bytes, RowValidity] | None] = dict.fromkeys(keys)
     for ns, mid in keys:
-        row = db.execute("SELECT embedding FROM memories WHERE namespace = ? AND id = ?", (ns, mid)).fetchone()
-        out[(ns, mid)] = row[0] if row else None
+        row = db.execute(f"SELECT embedding, {VALIDITY_COLUMNS} FROM memories WHERE namespace = ? AND id = ?",
+                         (ns, mid)).fetchone()
+        out[(ns, mid)] = (row[0], tuple(row[1:])) if row and row[0] is not None else None
     return out
 
 

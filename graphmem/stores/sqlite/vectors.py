@@ -22,8 +22,9 @@ from threadpoolctl import threadpool_limits
 
 from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings, index_base
+from graphmem.stores.sqlite.validity_mask import RowValidity, ValidityColumns, ValidityFilter
 
-Loader = Callable[[str], Iterable[tuple[str, bytes]]]
+Loader = Callable[[str], Iterable[tuple]]     # (id, embedding, *RowValidity)
 
 
 def limit_blas_threads(threads: int) -> None:
@@ -39,6 +40,7 @@ class NamespaceVectors:
         self.ids: list[str] = []
         self.rows: dict[str, int] = {}
         self.matrix = np.zeros((64, dim), dtype=np.float32)
+        self.validity = ValidityColumns(64)     # valid_start / valid_until / expires_at / superseded per row
         self.lock = threading.Lock()
         self.ann_settings = ann_settings
         self.ann: AnnIndex | None = None        # attached by VectorCache past the threshold
@@ -46,7 +48,7 @@ class NamespaceVectors:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def upsert(self, memory_id: str, vector: np.ndarray) -> None:
+    def upsert(self, memory_id: str, vector: np.ndarray, validity: RowValidity | None = None) -> None:
         with self.lock:
             row = self.rows.get(memory_id)
             if row is None:
@@ -55,13 +57,15 @@ class NamespaceVectors:
                     grown = np.zeros((self.matrix.shape[0] * 2, self.dim), dtype=np.float32)
                     grown[:row] = self.matrix[:row]
                     self.matrix = grown
+                    self.validity.reserve(grown.shape[0])
                 self.ids.append(memory_id)
                 self.rows[memory_id] = row
             self.matrix[row] = vector
+            self.validity.set(row, validity)
             if self.ann is not None:
                 self.ann.upsert(memory_id, vector)
 
-    def extend(self, ids: list[str], block: np.ndarray) -> None:
+    def extend(self, ids: list[str], block: np.ndarray, validity: list[RowValidity] | None = None) -> None:
         """Bulk load of new ids (the initial read from SQLite): one copy per block, no Python loop."""
         with self.lock:
             start = len(self.ids)
@@ -70,7 +74,9 @@ class NamespaceVectors:
                 grown = np.zeros((max(need, self.matrix.shape[0] * 2), self.dim), dtype=np.float32)
                 grown[:start] = self.matrix[:start]
                 self.matrix = grown
+                self.validity.reserve(grown.shape[0])
             self.matrix[start:need] = block
+            self.validity.set_many(start, validity, len(ids))
             self.ids.extend(ids)
             self.rows.update(zip(ids, range(start, need), strict=True))
 
@@ -85,6 +91,7 @@ class NamespaceVectors:
             if row != last:
                 moved = self.ids[last]
                 self.matrix[row] = self.matrix[last]
+                self.validity.move(last, row)
                 self.ids[row] = moved
                 self.rows[moved] = row
             self.ids.pop()
@@ -105,44 +112,78 @@ class NamespaceVectors:
             return self.matrix[picked] @ vector.astype(np.float32), [ids[r] for r in picked]
 
     def search(self, vector: np.ndarray, limit: int, allowed: set[str] | None = None,
-               excluded: set[str] | None = None) -> list[str]:
+               excluded: set[str] | None = None, keep: ValidityFilter | None = None) -> list[str]:
         """Top ids by cosine (vectors are unit length); ties broken by id for determinism.
         Past the approximate threshold the index proposes candidates, scored here exactly.
         ``excluded`` (a few ids a filter drops) are left out; ``allowed`` (the ids a filter keeps)
-        are all that may come back."""
+        are all that may come back; ``keep`` (validity in time) is a mask over the rows."""
         if limit <= 0:
             return []
+        if keep is not None and keep.is_empty():
+            keep = None
         if self.ann is not None and self.ann_settings is not None and len(self) >= self.ann_settings.threshold:
+            if keep is not None:        # the index filters by id: the mask's ids, read under the lock
+                kept, dropped = self.mask_ids(keep, limit * 50)
+                if kept is not None:
+                    return self.search(vector, limit, kept if allowed is None else kept & allowed, excluded)
+                if dropped:
+                    return self.search(vector, limit, allowed, dropped | (excluded or set()))
             if excluded:
                 wider = self.search(vector, limit + len(excluded), allowed)
                 return [i for i in wider if i not in excluded][:limit]
             found = self._approximate(vector, limit, allowed)
             if found is not None:
                 return _top(*found, limit)
-        if allowed is not None or excluded:
-            scores, ids = self._allowed_scores(vector, allowed, excluded)
+        if allowed is not None or excluded or keep is not None:
+            scores, ids = self._allowed_scores(vector, allowed, excluded, keep)
         else:
             scores, ids = self.snapshot_scores(vector)
         if len(ids) == 0:
             return []
         return _top(scores, ids, limit)
 
-    def _allowed_scores(self, vector: np.ndarray, allowed: set[str] | None,
-                        excluded: set[str] | None = None) -> tuple[np.ndarray, list[str]]:
-        """Scores of every row, those outside ``allowed`` or in ``excluded`` at -inf: the mask is
-        set from those ids' rows (one dict lookup each), read with the scores under the lock."""
+    def _allowed_scores(self, vector: np.ndarray, allowed: set[str] | None, excluded: set[str] | None = None,
+                        keep: ValidityFilter | None = None) -> tuple[np.ndarray, list[str]]:
+        """Scores of every row, those outside ``allowed``, in ``excluded`` or out of ``keep`` at -inf:
+        the mask is set from the validity arrays and those ids' rows (one dict lookup each), read
+        with the scores under the lock."""
         query = vector.astype(np.float32)
         with self.lock:
             n = len(self.ids)
             scores = self.matrix[:n] @ query
             rows = self.rows
-            keep = np.ones(n, dtype=bool)
+            mask = np.ones(n, dtype=bool) if keep is None else self.validity.mask(keep, n)
             if allowed is not None:
-                keep[:] = False
-                keep[[rows[i] for i in allowed if i in rows]] = True
+                only = np.zeros(n, dtype=bool)
+                only[[rows[i] for i in allowed if i in rows]] = True
+                mask &= only
             if excluded:
-                keep[[rows[i] for i in excluded if i in rows]] = False
-            return np.where(keep, scores, -np.inf), self.ids[:]
+                mask[[rows[i] for i in excluded if i in rows]] = False
+            return np.where(mask, scores, -np.inf), self.ids[:]
+
+    def mask_ids(self, keep: ValidityFilter, few: int) -> tuple[set[str] | None, set[str] | None]:
+        """(kept, None), or (None, dropped) when ``keep`` drops at most ``few`` rows (none: both None)."""
+        with self.lock:
+            ids = self.ids
+            mask = self.validity.mask(keep, len(ids))
+            dropped = len(ids) - int(mask.sum())
+            if dropped <= few:
+                return None, ({ids[r] for r in np.flatnonzero(~mask)} if dropped else None)
+            return {ids[r] for r in np.flatnonzero(mask)}, None
+
+    def kept_share(self, keep: ValidityFilter) -> float:
+        """The share of rows ``keep`` keeps (1.0 when empty)."""
+        with self.lock:
+            n = len(self.ids)
+            return float(self.validity.mask(keep, n).mean()) if n else 1.0
+
+    def keeps(self, memory_ids: list[str], keep: ValidityFilter) -> dict[str, bool]:
+        """Whether ``keep`` keeps each of these ids; ids without a row (no vector) are left out."""
+        with self.lock:
+            rows = self.rows
+            present = [i for i in memory_ids if i in rows]
+            picked = np.fromiter((rows[i] for i in present), dtype=np.int64, count=len(present))
+            return dict(zip(present, self.validity.mask_at(keep, picked).tolist(), strict=True))
 
     def _approximate(self, vector: np.ndarray, limit: int,
                      allowed: set[str] | None) -> tuple[np.ndarray, list[str]] | None:
@@ -204,7 +245,8 @@ class VectorCache:
                 rows = iter(loader(namespace))
                 while chunk := list(islice(rows, 10_000)):
                     vectors.extend([c[0] for c in chunk], np.frombuffer(b"".join(c[1] for c in chunk),
-                                                                        dtype=np.float32).reshape(-1, self.dim))
+                                                                        dtype=np.float32).reshape(-1, self.dim),
+                                   [tuple(c[2:6]) for c in chunk] if chunk and len(chunk[0]) >= 6 else None)
                 self.namespaces[namespace] = vectors
             if (db is not None and self.ann is not None and vectors.ann is None
                     and len(vectors) >= self.ann.threshold):
@@ -254,10 +296,11 @@ class VectorCache:
                     with vectors.lock:
                         vectors.ann.save(index_base(self.ann_dir, namespace), self.applied)
 
-    def upsert(self, namespace: str, memory_id: str, vector: np.ndarray) -> None:
+    def upsert(self, namespace: str, memory_id: str, vector: np.ndarray,
+               validity: RowValidity | None = None) -> None:
         with self.lock:
             if namespace in self.namespaces:
-                self.namespaces[namespace].upsert(memory_id, vector)
+                self.namespaces[namespace].upsert(memory_id, vector, validity)
 
     def remove(self, namespace: str, memory_id: str) -> None:
         with self.lock:
@@ -283,10 +326,10 @@ class VectorCache:
                 self.reloads += 1
                 return 0
             touched = {(ns, mid) for ns, mid in changes if ns in self.namespaces}
-            for (ns, mid), blob in vector_log.current_vectors(db, touched).items():
-                if blob is None:
+            for (ns, mid), row in vector_log.current_vectors(db, touched).items():
+                if row is None:
                     self.namespaces[ns].remove(mid)
                 else:
-                    self.namespaces[ns].upsert(mid, np.frombuffer(blob, dtype=np.float32))
+                    self.namespaces[ns].upsert(mid, np.frombuffer(row[0], dtype=np.float32), row[1])
             self.applied = max(self.applied, last)
             return len(touched)
