@@ -45,12 +45,12 @@ def below_successors(ordered: list[Candidate]) -> tuple[list[Candidate], int]:
     moved = 0
     for _ in range(len(out)):
         position = {c.memory.id: n for n, c in enumerate(out)}
-        late = next((c for n, c in enumerate(out) if c.memory.superseded_by in position
-                     and position[c.memory.superseded_by] > n), None)
-        if late is None:
+        late_at = next((n for n, c in enumerate(out) if c.memory.superseded_by in position
+                        and position[c.memory.superseded_by] > n), None)
+        if late_at is None:
             break
-        out.remove(late)
-        out.insert(out.index(next(c for c in out if c.memory.id == late.memory.superseded_by)) + 1, late)
+        late = out.pop(late_at)   # by place, not by value: comparing whole candidates is slow
+        out.insert(position[late.memory.superseded_by], late)   # the successor moved up by one
         late.supersession = {**(late.supersession or {}), "moved_below_successor": True}
         moved += 1
     return out, moved
