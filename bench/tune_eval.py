@@ -128,10 +128,8 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         return [("hybrid_context", "hybrid_context", {}), ("default", "default", {})]
     elif name == "cv-default":    # the default re-chosen with windows: how expansion meets thread members
         return default_grid()
-    elif name == "cv-recall":     # the recall levers: full-text term selection, fusion rule, pool sizes
+    elif name == "cv-recall":     # the recall levers: full-text term selection, fusion rule and keys' mix, pools
         return recall_grid()
-    elif name == "cv-fusion":     # reciprocal-rank fusion around the k that cv-recall found, and the keys' mix
-        return fusion_grid()
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
@@ -244,8 +242,15 @@ RECALL_LEVERS: list[tuple[str, dict[str, Any]]] = [
     ("lookup_terms=16 max_df_ratio=1", {"lexical_lookup_terms": 16, "lexical_max_df_ratio": 1.0}),
     ("fusion=rrf", {"fusion": "rrf"}),
     ("fusion=rrf rrf_k=20", {"fusion": "rrf", "rrf_k": 20}),
+    ("fusion=rrf rrf_k=10", {"fusion": "rrf", "rrf_k": 10}),
+    ("fusion=rrf rrf_k=5", {"fusion": "rrf", "rrf_k": 5}),
+    ("fusion=rrf rrf_k=20 context_weight=.35", {"fusion": "rrf", "rrf_k": 20, "context_weight": 0.35}),
+    ("fusion=rrf rrf_k=20 context_weight=.65", {"fusion": "rrf", "rrf_k": 20, "context_weight": 0.65}),
+    ("fusion=rrf rrf_k=20 recall_candidates=100", {"fusion": "rrf", "rrf_k": 20, "recall_candidates": 100}),
+    ("context_weight=.7", {"context_weight": 0.7}),
+    ("window vector=.5 lexical=.5", {"context_vector_weight": 0.5, "context_lexical_weight": 0.5}),
     ("recall_candidates=100", {"recall_candidates": 100}),
-    ("lexical_overfetch=6", {"lexical_overfetch": 6}),
+    ("lexical_overfetch=5", {"lexical_overfetch": 5}),
 ]
 
 
@@ -256,27 +261,6 @@ def recall_grid() -> list[tuple[str, str, dict[str, Any]]]:
         rows.append((f"default, {label}", "default", params))
         GRID_FAMILIES[f"default, {label}"] = f"default {label}"
     GRID_COMPARE["cv-recall"] = [(f"default {label}", "default") for label, _ in RECALL_LEVERS]
-    return rows
-
-
-FUSION_LEVERS: list[tuple[str, dict[str, Any]]] = [
-    ("fusion=rrf rrf_k=20", {"fusion": "rrf", "rrf_k": 20}),
-    ("fusion=rrf rrf_k=10", {"fusion": "rrf", "rrf_k": 10}),
-    ("fusion=rrf rrf_k=5", {"fusion": "rrf", "rrf_k": 5}),
-    ("fusion=rrf rrf_k=20 context_weight=.35", {"fusion": "rrf", "rrf_k": 20, "context_weight": 0.35}),
-    ("fusion=rrf rrf_k=20 context_weight=.65", {"fusion": "rrf", "rrf_k": 20, "context_weight": 0.65}),
-    ("fusion=rrf rrf_k=20 recall_candidates=100", {"fusion": "rrf", "rrf_k": 20, "recall_candidates": 100}),
-    ("context_weight=.7", {"context_weight": 0.7}),
-]
-
-
-def fusion_grid() -> list[tuple[str, str, dict[str, Any]]]:
-    """Today's default, then each fusion point alone on it (its own family, paired with the default)."""
-    rows: list[tuple[str, str, dict[str, Any]]] = [("default", "default", {})]
-    for label, params in FUSION_LEVERS:
-        rows.append((f"default, {label}", "default", params))
-        GRID_FAMILIES[f"default, {label}"] = f"default {label}"
-    GRID_COMPARE["cv-fusion"] = [(f"default {label}", "default") for label, _ in FUSION_LEVERS]
     return rows
 
 
@@ -415,7 +399,7 @@ def main() -> None:
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
                                                      "cv-model", "cv-topics", "cv-context", "cv-multihop",
-                                                     "cv-windows", "cv-default", "cv-recall", "cv-fusion"],
+                                                     "cv-windows", "cv-default", "cv-recall"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")
