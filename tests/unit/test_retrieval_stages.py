@@ -26,7 +26,7 @@ def test_bm25_prefers_rare_terms_and_ignores_absent_docs():
 
 
 def test_rrf_fusion_and_weighted_fusion():
-    fused = recall.fuse({"a": 0.9, "b": 0.5}, {"b": 7.0, "c": 3.0}, CFG.with_overrides({"fusion": "rrf"}))
+    fused = recall.fuse({"a": 0.9, "b": 0.5}, {"b": 7.0, "c": 3.0}, CFG.with_overrides({"fusion": "rrf", "rrf_k": 60}))
     assert fused["b"]["fused"] == 1 / 62 + 1 / 61
     assert fused["a"]["fused"] == 1 / 61 and fused["c"]["fused"] == 1 / 62
     assert fused["a"]["vector"] == {"rank": 1, "score": 0.9} and "lexical" not in fused["a"]
