@@ -30,7 +30,8 @@ FAMILIES = [("lexical", "lexical (BM25)"), ("vector", "vector"), ("hybrid", "hyb
             ("hybrid_expansion", "hybrid + context + expansion"), ("default", "default (+ health + source)")]
 # CV grids whose families are levers on one default (one table each), by their table title
 FEATURE_GRIDS = {"cv-multihop": "Multi-hop levers", "cv-default": "The default re-chosen (expansion_threaded)",
-                 "cv-recall": "Recall levers (full-text term selection, fusion, pool sizes)"}
+                 "cv-recall": "Recall levers (full-text term selection, fusion, pool sizes)",
+                 "cv-keys": "Reciprocal-rank fusion per recall key"}
 CATEGORIES = ["multi_hop", "temporal", "open_domain", "single_hop"]
 
 
