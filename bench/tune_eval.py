@@ -128,6 +128,10 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         return [("hybrid_context", "hybrid_context", {}), ("default", "default", {})]
     elif name == "cv-default":    # the default re-chosen with windows: how expansion meets thread members
         return default_grid()
+    elif name == "cv-keys":       # reciprocal-rank fusion in the window key alone (the memory key weighted)
+        return keys_grid()
+    elif name == "cv-recall":     # the recall levers: full-text term selection, fusion rule and keys' mix, pools
+        return recall_grid()
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
@@ -230,6 +234,54 @@ def default_grid() -> list[tuple[str, str, dict[str, Any]]]:
                           "default, threaded off": "default threaded-off"})
     GRID_COMPARE["cv-default"] = [("default outside-window", "default"), ("default threaded-off", "default"),
                                   ("default threaded-off", "hybrid_context"), ("hybrid_context", "default")]
+    return rows
+
+
+# Recall levers, each an untuned single point (held-out = its mean) paired with today's default.
+RECALL_LEVERS: list[tuple[str, dict[str, Any]]] = [
+    ("lookup_terms=16", {"lexical_lookup_terms": 16}),
+    ("max_df_ratio=.5", {"lexical_max_df_ratio": 0.5}),
+    ("lookup_terms=16 max_df_ratio=1", {"lexical_lookup_terms": 16, "lexical_max_df_ratio": 1.0}),
+    ("fusion=rrf", {"fusion": "rrf"}),
+    ("fusion=rrf rrf_k=20", {"fusion": "rrf", "rrf_k": 20}),
+    ("fusion=rrf rrf_k=10", {"fusion": "rrf", "rrf_k": 10}),
+    ("fusion=rrf rrf_k=5", {"fusion": "rrf", "rrf_k": 5}),
+    ("fusion=rrf rrf_k=20 context_weight=.35", {"fusion": "rrf", "rrf_k": 20, "context_weight": 0.35}),
+    ("fusion=rrf rrf_k=20 context_weight=.65", {"fusion": "rrf", "rrf_k": 20, "context_weight": 0.65}),
+    ("fusion=rrf rrf_k=20 recall_candidates=100", {"fusion": "rrf", "rrf_k": 20, "recall_candidates": 100}),
+    ("context_weight=.7", {"context_weight": 0.7}),
+    ("window vector=.5 lexical=.5", {"context_vector_weight": 0.5, "context_lexical_weight": 0.5}),
+    ("recall_candidates=100", {"recall_candidates": 100}),
+    ("lexical_overfetch=5", {"lexical_overfetch": 5}),
+]
+
+
+def recall_grid() -> list[tuple[str, str, dict[str, Any]]]:
+    """Today's default, then each recall lever alone on it (its own family, paired with the default)."""
+    rows: list[tuple[str, str, dict[str, Any]]] = [("default", "default", {})]
+    for label, params in RECALL_LEVERS:
+        rows.append((f"default, {label}", "default", params))
+        GRID_FAMILIES[f"default, {label}"] = f"default {label}"
+    GRID_COMPARE["cv-recall"] = [(f"default {label}", "default") for label, _ in RECALL_LEVERS]
+    return rows
+
+
+KEY_LEVERS: list[tuple[str, dict[str, Any]]] = [
+    ("window rrf_k=20", {"context_fusion": "rrf", "rrf_k": 20}),
+    ("window rrf_k=20 context_weight=.65", {"context_fusion": "rrf", "rrf_k": 20, "context_weight": 0.65}),
+    ("fusion=rrf rrf_k=20 context_weight=.65", {"fusion": "rrf", "context_fusion": "rrf", "rrf_k": 20,
+                                                "context_weight": 0.65}),
+]
+
+
+def keys_grid() -> list[tuple[str, str, dict[str, Any]]]:
+    """Today's default; reciprocal-rank fusion in the window key only (agent memories without threads
+    rank as before), at two mixes; and in both keys (cv-recall's best point, on the unit scale)."""
+    rows: list[tuple[str, str, dict[str, Any]]] = [("default", "default", {})]
+    for label, params in KEY_LEVERS:
+        rows.append((f"default, {label}", "default", params))
+        GRID_FAMILIES[f"default, {label}"] = f"default {label}"
+    GRID_COMPARE["cv-keys"] = [(f"default {label}", "default") for label, _ in KEY_LEVERS]
     return rows
 
 
@@ -368,7 +420,7 @@ def main() -> None:
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
                                                      "cv-model", "cv-topics", "cv-context", "cv-multihop",
-                                                     "cv-windows", "cv-default"],
+                                                     "cv-windows", "cv-default", "cv-recall", "cv-keys"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")

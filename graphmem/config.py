@@ -298,6 +298,8 @@ class SearchConfig:
     lexical_overfetch: int = tunable(1, ceiling="max_lexical_overfetch",
                                      description="Full-text pool = recall_candidates * this.")
     fusion: str = tunable(choices=FUSIONS, description="How the recall channels are fused.")
+    context_fusion: str = tunable(choices=FUSIONS, description=(
+        "How the context-window key's channels are fused (the memory key's: fusion)."))
     rrf_k: int = tunable(0, 10000)
     vector_weight: float = tunable(0.0, 10.0)
     lexical_weight: float = tunable(0.0, 10.0)
@@ -435,8 +437,10 @@ def settings_from_dict(data: dict) -> Settings:
         unknown = set(recipe.stages) - set(STAGES)
         if unknown:
             raise ConfigError(f"unknown stage(s) {sorted(unknown)} in recipe {recipe.name}", field="stages")
-        if recipe.fusion not in FUSIONS:
-            raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, not {recipe.fusion!r}", field="fusion")
+        for key in ("fusion", "context_fusion"):
+            if getattr(recipe, key) not in FUSIONS:
+                raise ConfigError(f"{key} must be one of {', '.join(FUSIONS)}, not {getattr(recipe, key)!r}",
+                                  field=key)
         if recipe.expansion_threaded not in THREADED_EXPANSION:
             raise ConfigError(f"expansion_threaded must be one of {', '.join(THREADED_EXPANSION)}, "
                               f"not {recipe.expansion_threaded!r}", field="expansion_threaded")

@@ -28,6 +28,10 @@ BEGIN, END = "<!-- quality:begin -->", "<!-- quality:end -->"
 FAMILIES = [("lexical", "lexical (BM25)"), ("vector", "vector"), ("hybrid", "hybrid"),
             ("hybrid_context", "hybrid + context windows"),
             ("hybrid_expansion", "hybrid + context + expansion"), ("default", "default (+ health + source)")]
+# CV grids whose families are levers on one default (one table each), by their table title
+FEATURE_GRIDS = {"cv-multihop": "Multi-hop levers", "cv-default": "The default re-chosen (expansion_threaded)",
+                 "cv-recall": "Recall levers (full-text term selection, fusion, pool sizes)",
+                 "cv-keys": "Reciprocal-rank fusion per recall key"}
 CATEGORIES = ["multi_hop", "temporal", "open_domain", "single_hop"]
 
 
@@ -193,11 +197,10 @@ def feature_tables(cvs: dict[str, dict[str, Any]]) -> list[str]:
     lines: list[str] = []
     for name, cv in cvs.items():
         spec = cv.get("grid_spec", {})
-        if spec.get("grid") not in ("cv-multihop", "cv-default") and spec.get("edges") != "windows":
+        if spec.get("grid") not in FEATURE_GRIDS and spec.get("edges") != "windows":
             continue
         prov = cv["provenance"]
-        title = ("The default re-chosen (expansion_threaded)" if spec.get("grid") == "cv-default"
-                 else "Multi-hop levers")
+        title = FEATURE_GRIDS.get(spec.get("grid", ""), "Multi-hop levers")
         lines += [f"**{title}, {cv['model']}, held-out** (each family tuned per fold on its own grid "
                   f"points; `{prov['command']}` at {run_commit(cv)}, `bench/results/cv/{name}.json`):", "",
                   "| family | grid points | R@10 | multi-hop R@10 | temporal | open-domain | single-hop "
@@ -284,11 +287,41 @@ def fixture_table() -> list[str]:
     return lines + [""]
 
 
+def fixture_levers_table() -> list[str]:
+    """One-knob moves on the agent-memory fixture under the default model (bench/configs/fixture-levers.toml)."""
+    path = RESULTS / "eval-fixture-levers" / "report.json"
+    if not path.exists():
+        return []
+    report = json.loads(path.read_text())
+    lines = ["**Agent-memory fixture, one-knob moves under e5-small-v2** (tuned-on, 38 queries; "
+             f"`{report.get('command')}` at {run_commit(report)}, `{path.relative_to(ROOT)}`):", "",
+             "| recipe | R@10 | nDCG@10 | needs-related R@10 |", "|---|---|---|---|"]
+    for name, data in report["configs"].items():
+        o, nr = data["overall"], data["by"]["needs_related"]["true"]["recall@10"]
+        lines.append(f"| {name} | {o['recall@10']:.3f} | {o['ndcg@10']:.3f} | {nr:.3f} |")
+    return lines + [""]
+
+
+def answer_ceiling_table() -> list[str]:
+    """The share of answers in their labelled evidence (bench/answer_ceiling.py): answer@k's ceiling."""
+    path = RESULTS / "answer-ceiling.json"
+    if not path.exists():
+        return []
+    rep = json.loads(path.read_text())
+    cats = " | ".join(f"{rep['by_category'][c]['answer_in_evidence']:.3f}" if c in rep["by_category"] else ""
+                      for c in CATEGORIES)
+    return ["**Answer coverage ceiling** (the share of locomo-dev queries whose gold answer is in the text of "
+            f"their labelled evidence turns: a retriever returning exactly those turns scores this; "
+            f"`{rep['run']['command']}` at {short(rep['run']['git_commit'])}, `{path.relative_to(ROOT)}`):", "",
+            "| all | multi-hop | temporal | open-domain | single-hop |", "|---|---|---|---|---|",
+            f"| {rep['answer_in_evidence']:.3f} | {cats} |", ""]
+
+
 def render(default_name: str) -> str:
     cvs = {p.stem: json.loads(p.read_text()) for p in sorted((RESULTS / "cv").glob("*.json"))}
     # the model table compares embedders on the shipped edges; other CV reports (e.g. edge variants) stay out
     models = {name: cv for name, cv in cvs.items() if cv.get("grid_spec", {}).get("edges") == "tuned"
-              and cv.get("grid_spec", {}).get("grid") not in ("cv-multihop", "cv-default")}
+              and cv.get("grid_spec", {}).get("grid") not in FEATURE_GRIDS}
     costs_path = RESULTS / "models.json"
     costs = json.loads(costs_path.read_text()) if costs_path.exists() else None
     lines = [BEGIN]
@@ -296,7 +329,8 @@ def render(default_name: str) -> str:
         lines += cv_tables(default_name, cvs[default_name]) + edge_table(default_name, cvs[default_name])
     base_model = cvs[default_name]["model"] if default_name in cvs else ""
     lines += model_table(models, costs, base_model) + model_differences(models, default_name)
-    lines += feature_tables(cvs) + compare_table() + fixture_table() + old_new_table() + [END]
+    lines += feature_tables(cvs) + answer_ceiling_table() + compare_table() + fixture_table()
+    lines += fixture_levers_table() + old_new_table() + [END]
     return "\n".join(lines)
 
 

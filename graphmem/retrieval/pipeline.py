@@ -180,7 +180,8 @@ class SearchPipeline:
         fused = recall.fuse(own.vector, own.lexical, cfg)
         if windows is not None:
             weights = (cfg.context_vector_weight, cfg.context_lexical_weight)
-            fused = recall.with_windows(fused, recall.fuse(windows.vector, windows.lexical, cfg, weights),
+            fused = recall.with_windows(fused, recall.fuse(windows.vector, windows.lexical, cfg, weights,
+                                                           cfg.context_fusion),
                                         windows.turns, {"memory": set(own.ids), "window": set(windows.ids)},
                                         cfg)
         extra = {"window": len(windows.ids)} if windows is not None else {}

@@ -1,7 +1,8 @@
 """Hybrid recall scoring: BM25 over graphmem's own terms, cosine, and their fusion.
 
-Fusion rules (``SearchConfig.fusion``):
-- ``rrf``: sum over channels of 1 / (rrf_k + rank), rank from 1. Robust to score scales.
+Fusion rules (``SearchConfig.fusion``; ``context_fusion`` for the context-window key):
+- ``rrf``: mean over the two channels of (rrf_k + 1) / (rrf_k + rank), rank from 1: 1.0 for a memory
+  first in both, so an rrf key and a weighted key mix on one scale. Robust to score scales.
 - ``weighted``: vector_weight * minmax(cosine) + lexical_weight * minmax(bm25).
 """
 
@@ -67,9 +68,11 @@ def _minmax(scores: dict[str, float]) -> dict[str, float]:
 
 
 def fuse(vector: dict[str, float], lexical: dict[str, float], cfg: SearchConfig,
-         weights: tuple[float, float] | None = None) -> dict[str, dict]:
+         weights: tuple[float, float] | None = None, rule: str | None = None) -> dict[str, dict]:
     """Per id: fused score plus each channel's rank and raw score (the ``why`` of a direct hit).
-    ``weights`` (vector, lexical) replace the recipe's for ``weighted`` fusion (a window key's own)."""
+    ``weights`` (vector, lexical) replace the recipe's for ``weighted`` fusion, ``rule`` its ``fusion``
+    (a window key's own)."""
+    rule = rule or cfg.fusion
     channels = {"vector": vector, "lexical": lexical}
     ranks = {name: {doc: r for r, doc in enumerate(ranked(s), start=1)} for name, s in channels.items()}
     norms = {"vector": _minmax(vector), "lexical": _minmax(lexical)}
@@ -84,8 +87,8 @@ def fuse(vector: dict[str, float], lexical: dict[str, float], cfg: SearchConfig,
                 continue
             rank = ranks[name][doc]
             parts[name] = {"rank": rank, "score": round(scores[doc], 6)}
-            if cfg.fusion == "rrf":
-                fused += 1.0 / (cfg.rrf_k + rank)
+            if rule == "rrf":
+                fused += (cfg.rrf_k + 1) / (2 * (cfg.rrf_k + rank))
             else:
                 fused += weights_by[name] * norms[name][doc]
         out[doc] = {**parts, "fused": fused}

@@ -26,12 +26,15 @@ def test_bm25_prefers_rare_terms_and_ignores_absent_docs():
 
 
 def test_rrf_fusion_and_weighted_fusion():
-    fused = recall.fuse({"a": 0.9, "b": 0.5}, {"b": 7.0, "c": 3.0}, CFG.with_overrides({"fusion": "rrf"}))
-    assert fused["b"]["fused"] == 1 / 62 + 1 / 61
-    assert fused["a"]["fused"] == 1 / 61 and fused["c"]["fused"] == 1 / 62
+    rrf = CFG.with_overrides({"fusion": "rrf", "rrf_k": 60})
+    fused = recall.fuse({"a": 0.9, "b": 0.5}, {"b": 7.0, "c": 3.0}, rrf)
+    assert fused["b"]["fused"] == 61 / 124 + 61 / 122      # the mean of (k + 1) / (k + rank) over channels
+    assert fused["a"]["fused"] == 61 / 122 and fused["c"]["fused"] == 61 / 124
     assert fused["a"]["vector"] == {"rank": 1, "score": 0.9} and "lexical" not in fused["a"]
     weighted = recall.fuse({"a": 0.9, "b": 0.5}, {"b": 7.0, "c": 3.0}, CFG.with_overrides({"fusion": "weighted"}))
     assert weighted["b"]["fused"] == 0.5 * 0 + 0.5 * 1.0 and weighted["a"]["fused"] == 0.5
+    first_in_both = recall.fuse({"a": 0.9}, {"a": 7.0}, CFG, rule="rrf")
+    assert first_in_both["a"]["fused"] == 1.0                  # on the weighted rule's scale: keys can mix
 
 
 def test_ranked_breaks_ties_by_id():
