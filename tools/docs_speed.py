@@ -60,6 +60,8 @@ def _ratios(s: dict, p50_target: float, p95_target: float | None) -> str:
     if "ratio_lookup_p50" in s:
         out.append(f"against the floor over graphmem's lookup terms p50 {_spread(s['ratio_lookup_p50'])}, "
                    f"p95 {_spread(s['ratio_lookup_p95'])}")
+    if "ratio_per_query_p50" in s:
+        out.append(f"median of per-query ratios {_spread(s['ratio_per_query_p50'])}")
     out.append(f"graphmem p50 {_spread(s['graphmem_p50_ms'], 1)} ms, floor p50 {_spread(s['floor_p50_ms'], 1)} ms")
     return "; ".join(out)
 
