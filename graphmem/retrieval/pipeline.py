@@ -174,10 +174,12 @@ class SearchPipeline:
     def _round(self, q: _Query, terms: list[str], qvec: np.ndarray | None, wns: str, use_ctx: bool) -> _Round:
         """One recall round: both keys' candidates for ``terms`` and ``qvec``, fused."""
         cfg, ns = q.cfg, q.ns
+        # the window key's recall needs nothing from the memory key's: it runs beside it
+        window_recall = self.overlap.start(lambda: self._recall_key(q, wns, terms, qvec)) if use_ctx else None
         stats, vec_ids, pool, read = self._recall_key(q, ns, terms, qvec)
         own = self._score_key(q, terms, qvec, vec_ids, pool, read, stats)
         # the window key runs first: memories only a window found join the memory key's scores
-        windows = self._window_key(q, terms, qvec, wns, own, stats) if use_ctx else None
+        windows = self._window_key(q, terms, qvec, own, stats, window_recall()) if window_recall else None
         fused = recall.fuse(own.vector, own.lexical, cfg)
         if windows is not None:
             weights = (cfg.context_vector_weight, cfg.context_lexical_weight)
@@ -248,13 +250,14 @@ class SearchPipeline:
         found = [i for i in dict.fromkeys([*vec_ids, *lex_ids]) if i in docs]
         return _Key(docs, vec_scores, lex_scores, found, lex_ids)
 
-    def _window_key(self, q: _Query, terms: list[str], qvec: np.ndarray | None, wns: str, own: _Key,
-                    own_stats: TermStats | None) -> _Key:
+    def _window_key(self, q: _Query, terms: list[str], qvec: np.ndarray | None, own: _Key,
+                    own_stats: TermStats | None,
+                    recalled: tuple[TermStats | None, list[str], list[str], dict[str, Memory]]) -> _Key:
         """The context-window key: its own vector and full-text recall over the window namespace; every
         candidate is scored on both keys (memories only a window found join ``own`` with their own
         scores, their windows are read for the memory key's candidates)."""
-        cfg = q.cfg
-        stats, vec_ids, pool, rows = self._recall_key(q, wns, terms, qvec)
+        cfg, wns = q.cfg, window_namespace(q.ns)
+        stats, vec_ids, pool, rows = recalled
         missing = [i for i in own.docs if i not in rows]
         rows.update(self.store.get_memories(wns, missing) if missing else {})
         win = self._score_key(q, terms, qvec, vec_ids, pool, rows, stats, also=[i for i in own.docs if i in rows])
