@@ -3,12 +3,16 @@
 Both stores ingest the same synthetic corpus through the normal batched ingest path
 (``Graphmem.add_batch``, 500 a batch). Document embeddings come from one warmed embedding cache, so
 ingest compares the stores and linking, not the model; every search embeds its query live
-(bench/live_query.py). Search is timed in ``--passes`` passes; each pass runs the same queries on
-the embedded store and then on Neo4j, so both see the same machine load, and the result keeps each
-pass's p50/p95 and ratio with their median and spread. Each store is also timed with every step of
-a search in turn (``*_in_turn``: full-text recall not overlapped with the query embedding, as with
-store.recall_overlap_workers = 0) in the same pass. ``--repeat`` runs it all again on fresh
-stores (ingest included). The tenant-independence figure is bench/bench_tenants.py. Usage:
+(bench/live_query.py). Search is timed in ``--passes`` passes; each pass runs the embedded store and
+then Neo4j, so both see the same machine load, and the result keeps each pass's p50/p95, its load
+average and ratio with their median and spread. Queries are unique: every (pass, store, setting)
+meets queries no other sent (and none the warm-up sent), so no cache serves a repeat; the first
+pass is reported apart. Each store is also timed with every step of
+a search in turn (``*_in_turn``: the query embedding not overlapped with the router's store reads, as with
+store.recall_overlap_workers = 0) in the same pass, and Neo4j also with recall as its five separate
+reads in turn (``neo4j_separate_reads``: what ``store.recall``'s two round trips replace).
+``--repeat`` runs it all again on fresh stores (ingest included). The tenant-independence figure
+is bench/bench_tenants.py. Usage:
     eval "$(docker/neo4j-local/neo4j-local start)"
     python -m bench.bench_stores --n 10000 [--passes 5] [--repeat 2] [--out bench/results/stores.json]
 """
@@ -26,7 +30,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.corpus import make_memories, make_queries
+from bench.corpus import make_memories, pass_queries
 from bench.live_query import LiveQueryEmbedder
 from bench.meta import pct, run_facts, save_report
 from graphmem.config import load_settings
@@ -34,17 +38,33 @@ from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
 from graphmem.retrieval.overlap import Overlap
+from graphmem.stores.base import recall_in_turn
 from graphmem.stores.neo4j import Neo4jStore
 from graphmem.stores.sqlite import SQLiteStore
 
 WARMUP = 5
 
 
+class SeparateReads:
+    """A store whose ``recall`` is its separate reads in turn (five round trips on Neo4j, where its
+    own ``recall`` takes two): the same data and connection, to compare the two in one run."""
+
+    def __init__(self, store: Neo4jStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+    def recall(self, *args):
+        return recall_in_turn(self._store, *args)
+
+    def close(self) -> None:
+        """The wrapped store is closed by its own engine."""
+
+
 def search_ms(engine: Graphmem, namespace: str, queries: list[str]) -> dict:
-    for q in queries[:WARMUP]:
-        engine.search_outcome(q, namespace, 10)                      # warm plans and caches
     latencies = []
-    for q in queries[WARMUP:]:
+    for q in queries:
         t0 = time.perf_counter()
         engine.search_outcome(q, namespace, 10)
         latencies.append((time.perf_counter() - t0) * 1000)
@@ -75,20 +95,27 @@ def spread(values: list[float]) -> dict:
             "max": round(max(values), 3)}
 
 
-def one_run(engines: dict[str, tuple[Graphmem, str]], corpus: list[dict], queries: list[str],
-            passes: int) -> dict:
-    """Ingest into each store, then ``passes`` search passes alternating the stores."""
+def one_run(engines: dict[str, tuple[Graphmem, str]], corpus: list[dict], queries, passes: int) -> dict:
+    """Ingest into each store, then ``passes`` search passes alternating the stores; ``queries``
+    yields a new list of unique queries for each (pass, store, setting) and the warm-up."""
     out: dict = {"load_before_ingest": [round(x, 2) for x in os.getloadavg()]}
-    for kind, (engine, namespace) in engines.items():
-        out[f"{kind}_ingest"] = ingest(engine, namespace, corpus)
+    for kind in ("sqlite", "neo4j"):
+        out[f"{kind}_ingest"] = ingest(*engines[kind], corpus)
     out["neo4j_vs_sqlite_ingest"] = round(out["neo4j_ingest"]["per_s"] / out["sqlite_ingest"]["per_s"], 3)
+    warm = next(queries)[:WARMUP]
+    for engine, namespace in engines.values():
+        for q in warm:                                   # plans and the vector matrix, not timed
+            engine.search_outcome(q, namespace, 10)
     out["passes"] = []
     for _ in range(passes):
         row: dict = {"load": [round(x, 2) for x in os.getloadavg()]}
         for kind, (engine, namespace) in engines.items():
-            row[kind] = search_ms(engine, namespace, queries)
-            row[f"{kind}_in_turn"] = search_ms_in_turn(engine, namespace, queries)
+            row[kind] = search_ms(engine, namespace, next(queries))
+            if kind in ("sqlite", "neo4j"):
+                row[f"{kind}_in_turn"] = search_ms_in_turn(engine, namespace, next(queries))
         row["neo4j_vs_sqlite_p50"] = round(row["neo4j"]["p50_ms"] / row["sqlite"]["p50_ms"], 3)
+        row["neo4j_separate_reads_vs_sqlite_p50"] = round(
+            row["neo4j_separate_reads"]["p50_ms"] / row["sqlite"]["p50_ms"], 3)
         row["neo4j_vs_sqlite_p50_in_turn"] = round(
             row["neo4j_in_turn"]["p50_ms"] / row["sqlite_in_turn"]["p50_ms"], 3)
         out["passes"].append(row)
@@ -98,9 +125,16 @@ def one_run(engines: dict[str, tuple[Graphmem, str]], corpus: list[dict], querie
 
 def summary(runs: list[dict]) -> dict:
     rows = [p for r in runs for p in r["passes"]]
-    return {"search_p50_ms": {k: spread([p[k]["p50_ms"] for p in rows]) for k in ("sqlite", "neo4j")},
+    first = runs[0]["passes"][0]
+    return {"first_pass": {"search_p50_ms": {k: first[k]["p50_ms"] for k in ("sqlite", "neo4j")},
+                           "neo4j_vs_sqlite_search_p50": first["neo4j_vs_sqlite_p50"], "load": first["load"]},
+            "load_1m": spread([p["load"][0] for p in rows]),
+            "search_p50_ms": {k: spread([p[k]["p50_ms"] for p in rows]) for k in ("sqlite", "neo4j")},
             "search_p95_ms": {k: spread([p[k]["p95_ms"] for p in rows]) for k in ("sqlite", "neo4j")},
             "neo4j_vs_sqlite_search_p50": spread([p["neo4j_vs_sqlite_p50"] for p in rows]),
+            "neo4j_separate_reads_search_p50_ms": spread([p["neo4j_separate_reads"]["p50_ms"] for p in rows]),
+            "neo4j_separate_reads_vs_sqlite_search_p50": spread(
+                [p["neo4j_separate_reads_vs_sqlite_p50"] for p in rows]),
             "search_p50_ms_in_turn": {k: spread([p[f"{k}_in_turn"]["p50_ms"] for p in rows])
                                       for k in ("sqlite", "neo4j")},
             "neo4j_vs_sqlite_search_p50_in_turn": spread([p["neo4j_vs_sqlite_p50_in_turn"] for p in rows]),
@@ -114,7 +148,7 @@ def summary(runs: list[dict]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=10000)
-    parser.add_argument("--queries", type=int, default=100, help="timed per pass (after 5 warm-up)")
+    parser.add_argument("--queries", type=int, default=100, help="timed per pass, store and setting")
     parser.add_argument("--passes", type=int, default=5, help="search passes per repeat")
     parser.add_argument("--repeat", type=int, default=1, help="whole runs on fresh stores")
     parser.add_argument("--embed-cache", default=None, help="document embedding cache (default: a temp file)")
@@ -131,8 +165,9 @@ def main() -> None:
     for item in corpus:
         item.pop("namespace")
     embedder.embed_documents([m["content"] for m in corpus])   # warm the shared cache
-    queries = make_queries(args.queries + WARMUP)
+    lists = pass_queries(args.queries, args.repeat * (1 + 5 * args.passes), seed=23)
     report: dict = {"facts": run_facts(), "n": args.n, "queries_per_pass": args.queries,
+                    "queries": "unique: each (pass, store, setting) and the warm-up meet their own",
                     "query_embedding": "live in both stores",
                     "document_embeddings": "from a warmed cache in both stores (ingest compares stores + linking)",
                     "ingest_path": "Graphmem.add_batch, 500 memories a batch", "runs": []}
@@ -143,8 +178,11 @@ def main() -> None:
         neo = Neo4jStore(load_settings().store)   # [store] neo4j_* with the GRAPHMEM_NEO4J_* environment
         namespace = f"bench-{uuid.uuid4().hex[:8]}"
         engines = {"sqlite": (Graphmem(settings, SQLiteStore(data), embedder), namespace if keep else "bench"),
-                   "neo4j": (Graphmem(settings, neo, embedder), namespace)}
+                   "neo4j": (Graphmem(settings, neo, embedder), namespace),
+                   "neo4j_separate_reads": (Graphmem(settings, SeparateReads(neo), embedder), namespace)}
         try:
+            per_run = 1 + 5 * args.passes
+            queries = iter(lists[repeat * per_run:(repeat + 1) * per_run])
             report["runs"].append(one_run(engines, corpus, queries, args.passes))
         finally:
             if not keep:

@@ -269,6 +269,7 @@ class ModelSettings:
     dir: str
     prepare_on_first_use: bool
     threads: int = 0
+    spin_wait: bool = True
 
 
 def tunable(low: float | None = None, high: float | None = None, *, ceiling: str | None = None,
@@ -448,6 +449,9 @@ def settings_from_dict(data: dict) -> Settings:
     if not isinstance(model.threads, int) or model.threads < 0:
         raise ConfigError(f"[model] threads must be an integer >= 0 (0: one per core), not {model.threads!r}",
                           field="model.threads")
+    if not isinstance(model.spin_wait, bool):
+        raise ConfigError(f"[model] spin_wait must be true or false, not {model.spin_wait!r}",
+                          field="model.spin_wait")
     return Settings(
         limits=_build(Limits, data["limits"], "limits"),
         health=_build(HealthRules, health, "health"),

@@ -178,3 +178,23 @@ def test_expansion_threaded_rule_keeps_windowed_seeds_in_bounds(engine):
     assert skipped_off >= skipped_out and not paths_off
     with pytest.raises(ValidationError):
         engine.search(query, ns, params={"expansion_threaded": "sometimes"})
+
+
+def test_window_key_recalled_beside_the_memory_key_gives_the_same_answers(engine):
+    """With overlap workers the window key's recall runs beside the memory key's (and the query
+    embeds beside the router): only the wall time changes, on both stores."""
+    from graphmem.retrieval.overlap import Overlap
+
+    ns = engine.test_namespace
+    add_thread(engine, ns)
+    engine.add({"id": "solo", "content": "Alice keeps her pottery tools in the garage.", "tags": ["ops"]}, ns)
+    queries = ["Where does Alice take pottery classes?", "what did she make", "pottery bowl garage"]
+
+    def answers():
+        return [[(r["id"], r["score"], r["why"]) for r in engine.search(q, ns, k=5)["results"]] for q in queries]
+
+    engine.pipeline.overlap = Overlap(2)
+    overlapped = answers()
+    engine.pipeline.overlap = Overlap(0)
+    in_turn = answers()
+    assert overlapped == in_turn and any("window" in r[2].get("direct", {}) for r in overlapped[0])

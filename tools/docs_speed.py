@@ -60,17 +60,25 @@ def _ratios(s: dict, p50_target: float, p95_target: float | None) -> str:
     if "ratio_lookup_p50" in s:
         out.append(f"against the floor over graphmem's lookup terms p50 {_spread(s['ratio_lookup_p50'])}, "
                    f"p95 {_spread(s['ratio_lookup_p95'])}")
+    if "ratio_per_query_p50" in s:
+        out.append(f"median of per-query ratios {_spread(s['ratio_per_query_p50'])}")
     out.append(f"graphmem p50 {_spread(s['graphmem_p50_ms'], 1)} ms, floor p50 {_spread(s['floor_p50_ms'], 1)} ms")
     return "; ".join(out)
 
 
 def floor_10k(d: dict) -> list[tuple[str, str]]:
-    size, row = next(iter(d["sizes"].items()))
-    first = row["runs"][0]
-    return [(f"search (k=10, every stage, query embedded live) against its floor, {int(size):,} memories with "
-             f"edges, {d['queries']} queries x {d['repeats']} passes",
-             _ratios(row["summary"], 2, 3) + f"; first pass alone (fewest rows in the row cache): p50 ratio "
-             f"{first['ratio_p50']:.2f}, p95 {first['ratio_p95']:.2f}")]
+    """One row per model, each against its own floor (a result of one model has ``sizes`` alone)."""
+    models = d.get("models") or {"the configured model": {"sizes": d["sizes"]}}
+    rows = []
+    for model, by_size in models.items():
+        size, row = next(iter(by_size["sizes"].items()))
+        first, load = row["runs"][0], row["summary"].get("loadavg_1m")
+        rows.append((f"search (k=10, every stage, query embedded live) against its floor, {model}, "
+                     f"{int(size):,} memories with edges, {d['queries']} unique queries x {d['repeats']} passes",
+                     _ratios(row["summary"], 2, 3) + f"; first pass alone (fewest rows in the row cache): p50 "
+                     f"ratio {first['ratio_p50']:.2f}, p95 {first['ratio_p95']:.2f}"
+                     + (f"; load {_spread(load, 1)} during the passes" if load else "")))
+    return rows
 
 
 def scale_floor(d: dict) -> list[tuple[str, str]]:
@@ -175,7 +183,35 @@ def stores(d: dict) -> list[tuple[str, str]]:
              f"turn{when}",
              f"p50 {_spread(p50_ms['neo4j'], 1)} vs {_spread(p50_ms['sqlite'], 1)} ms: Neo4j {_spread(p50)}x, "
              f"target <= 1.5: {_met(p50['median'] <= 1.5)}; p95 {_spread(p95_ms['neo4j'], 1)} vs "
-             f"{_spread(p95_ms['sqlite'], 1)} ms" + _in_turn(s))]
+             f"{_spread(p95_ms['sqlite'], 1)} ms" + _in_turn(s) + _separate_reads(s))]
+
+
+def _separate_reads(s: dict) -> str:
+    """Neo4j with ``store.recall`` as its separate reads, and the first pass alone, when measured."""
+    if "neo4j_separate_reads_search_p50_ms" not in s:
+        return ""
+    first, separate = s["first_pass"], s["neo4j_separate_reads_search_p50_ms"]
+    return (f"; Neo4j with recall as its five separate reads: p50 {_spread(separate, 1)} ms, "
+            f"{_spread(s['neo4j_separate_reads_vs_sqlite_search_p50'])}x the embedded store; first pass "
+            f"alone: Neo4j {first['neo4j_vs_sqlite_search_p50']:.2f}x; load {_spread(s['load_1m'], 1)} "
+            "during the passes")
+
+
+def concurrency(d: dict) -> list[tuple[str, str]]:
+    """Requests/s and p95 per (ONNX Runtime setting, clients), and what the machine serves."""
+    parts = []
+    for r in d["runs"]:
+        setting = f"threads {r['onnx_threads'] or 'default'}{'' if r.get('spin_wait', True) else ', no spin'}"
+        parts.append(f"{setting}, {r['clients']} clients: {r['requests_per_s']:.1f} req/s, "
+                     f"p95 {r['p95_ms']:.0f} ms (load {r.get('loadavg_before', r['loadavg_after']):.1f})")
+    best = d.get("serves")
+    serves = (f"serves {best['requests_per_s']:.1f} req/s at p95 <= {best['p95_budget_ms']:.0f} ms "
+              f"({best['clients']} clients, threads {best['onnx_threads'] or 'default'}"
+              f"{'' if best.get('spin_wait', True) else ', no spin'})" if best else
+              "no setting kept p95 within the budget")
+    return [(f"HTTP search (embedded store, {d['memories']:,} memories, unique queries embedded by the "
+             f"server, {d['requests_per_client']} per client), on this 2-core machine",
+             f"{serves}; " + "; ".join(parts))]
 
 
 def _in_turn(s: dict) -> str:
@@ -242,7 +278,7 @@ ROWS: Rows = [
     ("scale-floor-100k.json", scale_floor), ("ann_compare.json", ann_compare), ("ann_scale_1m.json", ann_1m),
     ("insert-flat-1k-50k.json", insert_interleaved), ("insert-flat-50k-sequential.json", insert_sequential),
     ("ingest.json", ingest),
-    ("profile-ingest-10k.json", ingest_profile),
+    ("profile-ingest-10k.json", ingest_profile), ("concurrency-10k.json", concurrency),
 ]
 NEO4J_ROWS: Rows = [
     ("stores-10k.json", stores), ("stores-10k-before-reads.json", stores), ("tenants.json", tenants),

@@ -106,6 +106,7 @@ class FastEmbedder:
         model_dir: str | Path | None = None,
         batch_size: int = 64,
         threads: int | None = None,
+        spin_wait: bool = True,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
@@ -138,10 +139,30 @@ class FastEmbedder:
                 self._model = TextEmbedding(**kwargs)
         else:
             self._model = TextEmbedding(**kwargs)
+        if not spin_wait:
+            self._session_without_spinning()
         self.dim = self._resolve_dim()
         # fastembed does not promise thread safety; serialising costs little because
         # onnxruntime already spreads one call over all cores.
         self._lock = threading.Lock()
+
+    def _session_without_spinning(self) -> None:
+        """The ONNX Runtime session again, its workers sleeping when idle (the session options
+        ``session.intra_op.allow_spinning`` / ``inter_op`` = 0); fastembed exposes no such option,
+        so its session is replaced by one with the same model, threads and providers."""
+        import onnxruntime as ort  # type: ignore[import-untyped]
+
+        holder: Any = self._model.model
+        old = holder.model
+        previous = old.get_session_options()
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = previous.intra_op_num_threads
+        options.inter_op_num_threads = previous.inter_op_num_threads
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        holder.model = ort.InferenceSession(old._model_path, sess_options=options,
+                                            providers=old.get_providers())
 
     def _resolve_dim(self) -> int:
         if self.model_id == PYPI_MODEL:
@@ -227,6 +248,7 @@ def load_embedder(
     model_dir: str | Path | None = None,
     cache_path: str | Path | None = None,
     threads: int | None = None,
+    spin_wait: bool = True,
 ) -> Embedder:
     """Build the configured embedder, failing fast when the model is not on disk.
 
@@ -235,6 +257,7 @@ def load_embedder(
     ``default_model_dir()``. A non-default model with no dir is downloaded by fastembed
     only if GRAPHMEM_ALLOW_DOWNLOAD=1. cache_path wraps the result in a CachedEmbedder.
     threads: ONNX Runtime intra-op threads (None: its default, every core).
+    spin_wait: False lets ONNX Runtime's idle workers sleep instead of spinning ([model] spin_wait).
     """
     name = model_name or os.environ.get("GRAPHMEM_MODEL") or DEFAULT_MODEL
     spec = model_spec(name)
@@ -254,9 +277,9 @@ def load_embedder(
                 f"embedding model {name!r} is not prepared in {d}; {hint}"
                 + (" (or set GRAPHMEM_MODEL_DIR)" if spec is not None else "")
             )
-        embedder = FastEmbedder(name, model_dir=d, threads=threads)
+        embedder = FastEmbedder(name, model_dir=d, threads=threads, spin_wait=spin_wait)
     elif os.environ.get("GRAPHMEM_ALLOW_DOWNLOAD") == "1":
-        embedder = FastEmbedder(name, threads=threads)
+        embedder = FastEmbedder(name, threads=threads, spin_wait=spin_wait)
     else:
         raise ModelNotPreparedError(
             f"embedding model {name!r} is not available offline: set GRAPHMEM_MODEL_DIR to a "

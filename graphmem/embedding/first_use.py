@@ -30,7 +30,7 @@ def open_embedder(settings: Settings, cache_path: Path | None = None) -> Embedde
     threads = settings.model.threads or None
     try:
         return load_embedder(settings.model.name, settings.model.dir or None, cache_path=cache_path,
-                             threads=threads)
+                             threads=threads, spin_wait=settings.model.spin_wait)
     except ModelNotPreparedError:
         if not settings.model.prepare_on_first_use or model_spec(settings.model.name) is None:
             raise
@@ -39,4 +39,4 @@ def open_embedder(settings: Settings, cache_path: Path | None = None) -> Embedde
     result = prepare_configured(settings)
     print(f"graphmem: model ready in {result.path} ({result.seconds:.1f} s)", file=sys.stderr, flush=True)
     return load_embedder(settings.model.name, settings.model.dir or None, cache_path=cache_path,
-                         threads=threads)
+                         threads=threads, spin_wait=settings.model.spin_wait)

@@ -100,8 +100,11 @@ class SearchPipeline:
         assert cfg is not None
         q = _Query(req.query, cfg, req.k or cfg.k, req.namespace, req.filters, self.clock())
         trace = Trace()
+        # the query is embedded beside the router's and the context check's store round trips
+        # (ONNX Runtime releases the GIL); in turn when the pipeline has no overlap workers
+        embedding = self.overlap.start(lambda: self._embed(q)) if self.overlap.workers else None
         named_tags, named_cats, named_topics = self._route(q, trace)
-        recalled = self._recall(q, named_tags, named_cats, named_topics, trace)
+        recalled = self._recall(q, named_tags, named_cats, named_topics, trace, embedding)
         added = self._expansion(q, recalled, trace)
         self._weigh(q, recalled.cands, trace)
         results = self._rank(q, recalled.cands, trace)
@@ -131,8 +134,15 @@ class SearchPipeline:
                 row.counts(0, 0, named_topics=sorted(named_topics))
         return named_tags, named_cats, named_topics
 
+    def _embed(self, q: _Query) -> np.ndarray | None:
+        """The query vector, when vector recall or expansion's similarity mix needs it."""
+        cfg = q.cfg
+        if cfg.stage("vector") or (cfg.stage("expansion") and cfg.expansion_similarity_mix > 0):
+            return self.embedder.embed_query(q.text)
+        return None
+
     def _recall(self, q: _Query, named_tags: set[str], named_cats: set[str], named_topics: set[str],
-                trace: Trace) -> _Recalled:
+                trace: Trace, embedding=None) -> _Recalled:
         """Hybrid recall: vector and lexical candidates by each memory's own text and, for thread
         members, by their context window; fused, optionally re-queried from the top (``feedback``),
         then router- and recency-adjusted."""
@@ -143,9 +153,7 @@ class SearchPipeline:
             wns = window_namespace(q.ns)
             use_ctx = (cfg.stage("context") and cfg.context_weight > 0 and (use_vec or use_lex)
                        and self.store.term_stats(wns, []).n_docs > 0)
-            qvec: np.ndarray | None = None
-            if use_vec or (cfg.stage("expansion") and cfg.expansion_similarity_mix > 0):
-                qvec = self.embedder.embed_query(q.text)
+            qvec = embedding() if embedding is not None else self._embed(q)
             first = self._round(q, terms, qvec, wns, use_ctx)
             fused, docs, counts = first.fused, first.docs, first.counts
             if cfg.stage("feedback") and cfg.feedback_seeds > 0 and cfg.feedback_weight > 0 and fused:
@@ -166,17 +174,12 @@ class SearchPipeline:
     def _round(self, q: _Query, terms: list[str], qvec: np.ndarray | None, wns: str, use_ctx: bool) -> _Round:
         """One recall round: both keys' candidates for ``terms`` and ``qvec``, fused."""
         cfg, ns = q.cfg, q.ns
-        use_vec, use_lex = cfg.stage("vector"), cfg.stage("lexical")
-        lexical = self._pool(q, ns, terms) if use_lex and terms else None
-        vec_ids = (self.store.vector_candidates(ns, qvec, cfg.recall_candidates, q.flt, q.now)
-                   if use_vec and qvec is not None else [])
-        # each arm reads its own memories, so the full-text arm's read also runs beside this one
-        read = self.store.get_memories(ns, vec_ids) if vec_ids else {}
-        stats, pool, pool_read = lexical() if lexical else (None, [], {})
-        read.update(pool_read)
+        # the window key's recall needs nothing from the memory key's: it runs beside it
+        window_recall = self.overlap.start(lambda: self._recall_key(q, wns, terms, qvec)) if use_ctx else None
+        stats, vec_ids, pool, read = self._recall_key(q, ns, terms, qvec)
         own = self._score_key(q, terms, qvec, vec_ids, pool, read, stats)
         # the window key runs first: memories only a window found join the memory key's scores
-        windows = self._window_key(q, terms, qvec, wns, own, stats) if use_ctx else None
+        windows = self._window_key(q, terms, qvec, own, stats, window_recall()) if window_recall else None
         fused = recall.fuse(own.vector, own.lexical, cfg)
         if windows is not None:
             weights = (cfg.context_vector_weight, cfg.context_lexical_weight)
@@ -210,19 +213,26 @@ class SearchPipeline:
         return fused, docs, {"seeds": len(top), "terms": added, "found": second.found, "new": new,
                              "ms": round((time.perf_counter() - t0) * 1000, 3)}
 
-    def _pool(self, q: _Query, namespace: str, terms: list[str]):
-        """The full-text pool for ``terms`` in ``namespace``, started beside the caller's work; a
-        second round asking for the same pool reuses the first's."""
+    def _recall_key(self, q: _Query, namespace: str, terms: list[str], qvec: np.ndarray | None
+                    ) -> tuple[TermStats | None, list[str], list[str], dict[str, Memory]]:
+        """One key's recall in one store call (``store.recall``): the terms' statistics, the vector
+        hits, the full-text pool (over-fetched, cut by graphmem's own BM25 later, so which memories
+        enter does not depend on a store's full-text scoring) and the memories of both. A second
+        round asking for the same pool reuses the first's."""
+        cfg = q.cfg
+        use_vec = cfg.stage("vector") and qvec is not None
+        use_lex = cfg.stage("lexical") and bool(terms)
         key = (namespace, tuple(terms))
-        if key in q.pools:
-            done = q.pools[key]
-            return lambda: done
-        pending = self.overlap.start(lambda: self._lexical_pool(q, namespace, terms))
-
-        def result() -> tuple[TermStats, list[str], dict[str, Memory]]:
-            q.pools[key] = pending()
-            return q.pools[key]
-        return result
+        cached = q.pools.get(key) if use_lex else None
+        hits = self.store.recall(namespace, qvec if use_vec else None, cfg.recall_candidates,
+                                 terms if use_lex and cached is None else [],
+                                 lambda found: recall.lookup_terms(terms, found, cfg),
+                                 cfg.recall_candidates * cfg.lexical_overfetch, q.flt, q.now)
+        if use_lex and cached is None:
+            cached = q.pools[key] = (hits.stats, hits.lexical_ids,
+                                     {i: hits.memories[i] for i in hits.lexical_ids if i in hits.memories})
+        stats, pool, pool_read = cached if cached is not None else (None, [], {})
+        return stats, hits.vector_ids, pool, {**hits.memories, **pool_read}
 
     @staticmethod
     def _score_key(q: _Query, terms: list[str], qvec: np.ndarray | None, vec_ids: list[str], pool: list[str],
@@ -241,18 +251,14 @@ class SearchPipeline:
         found = [i for i in dict.fromkeys([*vec_ids, *lex_ids]) if i in docs]
         return _Key(docs, vec_scores, lex_scores, found, lex_ids)
 
-    def _window_key(self, q: _Query, terms: list[str], qvec: np.ndarray | None, wns: str, own: _Key,
-                    own_stats: TermStats | None) -> _Key:
+    def _window_key(self, q: _Query, terms: list[str], qvec: np.ndarray | None, own: _Key,
+                    own_stats: TermStats | None,
+                    recalled: tuple[TermStats | None, list[str], list[str], dict[str, Memory]]) -> _Key:
         """The context-window key: its own vector and full-text recall over the window namespace; every
         candidate is scored on both keys (memories only a window found join ``own`` with their own
         scores, their windows are read for the memory key's candidates)."""
-        cfg = q.cfg
-        lexical = self._pool(q, wns, terms) if cfg.stage("lexical") and terms else None
-        vec_ids = (self.store.vector_candidates(wns, qvec, cfg.recall_candidates, q.flt, q.now)
-                   if cfg.stage("vector") and qvec is not None else [])
-        rows = self.store.get_memories(wns, vec_ids) if vec_ids else {}
-        stats, pool, pool_read = lexical() if lexical else (None, [], {})
-        rows.update(pool_read)
+        cfg, wns = q.cfg, window_namespace(q.ns)
+        stats, vec_ids, pool, rows = recalled
         missing = [i for i in own.docs if i not in rows]
         rows.update(self.store.get_memories(wns, missing) if missing else {})
         win = self._score_key(q, terms, qvec, vec_ids, pool, rows, stats, also=[i for i in own.docs if i in rows])
@@ -268,16 +274,6 @@ class SearchPipeline:
         return _Key(kept, {i: v for i, v in win.vector.items() if i in kept},
                     {i: v for i, v in win.lexical.items() if i in kept}, [i for i in win.ids if i in kept],
                     win.lex_ids, {i: list(m.metadata.get("turns", [i])) for i, m in kept.items()})
-
-    def _lexical_pool(self, q: _Query, namespace: str,
-                      terms: list[str]) -> tuple[TermStats, list[str], dict[str, Memory]]:
-        """The query terms' statistics, the full-text pool and its memories in ``namespace`` (the
-        memories' or their windows'). The pool is over-fetched and cut by graphmem's own BM25, so which
-        memories enter does not depend on a store's full-text scoring (FTS5 and Lucene rank differently)."""
-        stats = self.store.term_stats(namespace, terms)
-        pool = self.store.lexical_candidates(namespace, recall.lookup_terms(terms, stats, q.cfg),
-                                             q.cfg.recall_candidates * q.cfg.lexical_overfetch, q.flt, q.now)
-        return stats, pool, (self.store.get_memories(namespace, pool) if pool else {})
 
     def _expansion(self, q: _Query, recalled: _Recalled, trace: Trace) -> list[Candidate]:
         """One-hop expansion from the top direct results; returns the neighbours it added."""

@@ -12,8 +12,9 @@ Ordering rules every implementation must follow (so candidate lists agree):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -21,6 +22,17 @@ import numpy as np
 
 from graphmem.errors import StoreConfigError
 from graphmem.model import Edge, Memory, MemoryFilter, ServerInfo, StoreStats, TermStats
+
+
+@dataclass
+class RecallHits:
+    """One recall key's candidates from one ``recall`` call: the query terms' statistics, the
+    vector arm's ids (most similar first), the full-text arm's ids (the index's order), and the
+    memories of both (filtered as asked)."""
+    stats: TermStats
+    vector_ids: list[str]
+    lexical_ids: list[str]
+    memories: dict[str, Memory]
 
 
 @runtime_checkable
@@ -147,6 +159,15 @@ class MemoryStore(Protocol):
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats: ...
 
+    def recall(self, namespace: str, vector: np.ndarray | None, vector_limit: int, terms: list[str],
+               lookup: Callable[[TermStats], list[str]], lexical_limit: int, flt: MemoryFilter,
+               now_iso: str) -> RecallHits:
+        """Both recall arms of one key in one call: ``term_stats(terms)``, ``vector_candidates``
+        (none when ``vector`` is None), ``lexical_candidates`` over ``lookup(stats)`` (the caller's
+        rule picks the terms searched; none without terms) and the memories of every id found.
+        Ranking stays with the caller; the store only saves round trips (Neo4j: two, one per
+        dependent step, where the reads one by one take five)."""
+
     # -- graph -------------------------------------------------------------------------
     def edges_of(self, namespace: str, ids: list[str], types: list[str] | None = None,
                  with_reasons: bool = True) -> list[Edge]:
@@ -213,6 +234,20 @@ def neighbors_then_memories(store: MemoryStore, namespace: str, seed_ids: list[s
     """``neighbors_with_memories`` as two calls (an in-process store gains nothing from one)."""
     edges = store.neighbors(namespace, seed_ids, per_seed, min_weight, edge_types)
     return edges, store.get_memories(namespace, [e.b for e in edges if e.b not in known_ids])
+
+
+def recall_in_turn(store: MemoryStore, namespace: str, vector: np.ndarray | None, vector_limit: int,
+                   terms: list[str], lookup: Callable[[TermStats], list[str]], lexical_limit: int,
+                   flt: MemoryFilter, now_iso: str) -> RecallHits:
+    """``recall`` as the separate reads (an in-process store gains nothing from one call)."""
+    vector_ids = (store.vector_candidates(namespace, vector, vector_limit, flt, now_iso)
+                  if vector is not None and vector_limit > 0 else [])
+    stats = store.term_stats(namespace, terms)
+    searched = lookup(stats) if terms else []
+    lexical_ids = (store.lexical_candidates(namespace, searched, lexical_limit, flt, now_iso)
+                   if searched and lexical_limit > 0 else [])
+    ids = list(dict.fromkeys([*vector_ids, *lexical_ids]))
+    return RecallHits(stats, vector_ids, lexical_ids, store.get_memories(namespace, ids) if ids else {})
 
 
 def iter_pages(store: MemoryStore, namespace: str, batch_size: int) -> Iterator[list[Memory]]:

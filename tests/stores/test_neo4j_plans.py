@@ -145,7 +145,7 @@ def test_batch_insert_uses_selective_indexes(loaded, monkeypatch):
 def test_search_uses_selective_indexes(loaded, monkeypatch):
     engine, ns = loaded
     seen = traced(monkeypatch, lambda: engine.search("how does the billing service deploy tag-3 cat-1", ns, 10))
-    expected = {"label_counts", "vector_search", "term_stats", "lexical_search", "memories_get", "neighbors"}
+    expected = {"label_counts", "recall_vector", "recall_lexical", "neighbors"}
     assert expected <= set(seen), f"the trace missed {sorted(expected - set(seen))}"
     problems = check(engine.store, seen)
     assert problems == [], "\n".join(map(str, problems))
@@ -164,7 +164,7 @@ def test_validity_filters_use_selective_indexes(loaded, monkeypatch):
             engine.list_memories(ns, flt, 20)
 
     seen = traced(monkeypatch, searches_and_lists)
-    expected = {"vector_search", "lexical_search", "memories_list"}
+    expected = {"recall_vector", "recall_lexical", "memories_list"}
     assert expected <= set(seen), f"the trace missed {sorted(expected - set(seen))}"
     assert any(params.get("as_of") == as_of for _query, params in seen.values())
     problems = check(engine.store, seen)

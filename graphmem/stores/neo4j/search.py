@@ -3,11 +3,14 @@ candidates, term statistics, and the label indexes (newest members, counts)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from graphmem.model import MemoryFilter, TermStats
+from graphmem.stores.base import RecallHits
 from graphmem.stores.neo4j.connection import Neo4jBase
-from graphmem.stores.neo4j.records import filter_params, index_ranges, lucene_queries
+from graphmem.stores.neo4j.records import filter_params, index_ranges, lucene_queries, to_memory
 
 
 class SearchMixin(Neo4jBase):
@@ -82,6 +85,50 @@ class SearchMixin(Neo4jBase):
             fetch *= 4
         self.vector_paths[path] += 1
         return ids
+
+    def recall(self, namespace: str, vector: np.ndarray | None, vector_limit: int, terms: list[str],
+               lookup: Callable[[TermStats], list[str]], lexical_limit: int, flt: MemoryFilter,
+               now_iso: str) -> RecallHits:
+        """Two round trips, one per dependent step: the statistics with the vector arm and its
+        memories (recall_vector.cypher), then the full-text arm over ``lookup(stats)`` with the
+        memories not yet read (recall_lexical.cypher). A step the one-shot query cannot settle
+        (a namespace small enough to scan, too few hits passing a filter, a cut full-text request)
+        falls back to the loops of ``vector_candidates`` / ``lexical_candidates``."""
+        params = filter_params(flt, now_iso)
+        wants_vector = vector is not None and vector_limit > 0
+        fetch = max(vector_limit * self.vector_overfetch, self.vector_min_fetch, 1) if wants_vector else 0
+        unique = list(dict.fromkeys(terms))
+        row = self._read("recall_vector", namespace=namespace, terms=unique, fetch=int(fetch),
+                         limit=int(max(vector_limit, 0)), **params, **index_ranges(params),
+                         vector=(np.asarray(vector, dtype=np.float32).tolist() if wants_vector else []))[0]
+        stats = TermStats(n_docs=row["n_docs"], total_length=row["total_length"],
+                          df={term: df for term, df in row["df"]})
+        memories = {m["id"]: to_memory(m) for m in row["memories"]}
+        vector_ids: list[str] = list(row["ids"])
+        if wants_vector:
+            if row["n_docs"] > fetch and (row["passed"] >= vector_limit or row["fetched"] < fetch):
+                self.vector_paths["index"] += 1
+            else:                        # small enough to scan, or too few passed: the general loop
+                assert vector is not None
+                vector_ids = self.vector_candidates(namespace, vector, vector_limit, flt, now_iso)
+        searched = lookup(stats) if unique else []
+        lexical_ids: list[str] = []
+        queries = lucene_queries(namespace, searched)
+        if queries and lexical_limit > 0:
+            lex_fetch = lexical_limit if flt.is_empty() else max(lexical_limit * self.vector_overfetch,
+                                                                 self.vector_min_fetch)
+            lex = self._read("recall_lexical", namespace=namespace, queries=queries, fetch=int(lex_fetch),
+                             limit=int(lexical_limit), known=sorted(memories), **params)[0]
+            memories.update((m["id"], to_memory(m)) for m in lex["memories"])
+            lexical_ids = list(lex["ids"])
+            exhausted = lex["fetched"] < lex_fetch or (len(queries) == 1 and len(lexical_ids) >= lexical_limit)
+            if not exhausted:
+                lexical_ids = self.lexical_candidates(namespace, searched, lexical_limit, flt, now_iso)
+        missing = [i for i in dict.fromkeys([*vector_ids, *lexical_ids]) if i not in memories]
+        if missing:                      # only after a fallback: the ids it found beyond the first reads
+            memories.update((m["id"], to_memory(m))
+                            for m in self._read("memories_get", namespace=namespace, ids=missing)[0]["memories"])
+        return RecallHits(stats, vector_ids, lexical_ids, memories)
 
     def lexical_candidates(self, namespace: str, terms: list[str], limit: int,
                            flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:

@@ -3,9 +3,13 @@ label indexes, and the filter / FTS5 query SQL they share."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
 import numpy as np
 
 from graphmem.model import MemoryFilter, TermStats
+from graphmem.stores.base import MemoryStore, RecallHits, recall_in_turn
 from graphmem.stores.sqlite.connection import SQLiteBase
 from graphmem.stores.sqlite.validity import validity_sql
 from graphmem.stores.sqlite.validity_mask import VALIDITY_COLUMNS, ValidityFilter
@@ -124,6 +128,12 @@ class SearchMixin(SQLiteBase):
             allowed = {r[0] for r in self.db.execute(
                 f"SELECT m.id FROM memories m WHERE m.namespace = ?{where}", [namespace, *params])}
         return matrix.search(vector, limit, allowed)
+
+    def recall(self, namespace: str, vector: np.ndarray | None, vector_limit: int, terms: list[str],
+               lookup: Callable[[TermStats], list[str]], lexical_limit: int, flt: MemoryFilter,
+               now_iso: str) -> RecallHits:
+        return recall_in_turn(cast("MemoryStore", self), namespace, vector, vector_limit, terms, lookup,
+                              lexical_limit, flt, now_iso)
 
     def lexical_candidates(self, namespace: str, terms: list[str], limit: int,
                            flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
