@@ -19,8 +19,9 @@ continues after the last chunk written (a chunk written twice dedupes by id). Ch
   health and source weighting, rank; k=10) with the query embedded live (intfloat/e5-small-v2 unless
   GRAPHMEM_MODEL says otherwise), unique queries: LoCoMo questions with their speakers renamed to a
   loaded conversation's; each query runs on the approximate index and on the exact scan (the same
-  store and pipeline with the index detached), order alternating; recall@10 = overlap of the two
-  top 10s. The embedding part is timed apart (``embed_query``) and stage times come from the trace.
+  store and pipeline, the namespace's index settings cleared for that run), order alternating;
+  recall@10 = overlap of the two top 10s. The embedding part is timed apart (``embed_query``),
+  stage times come from the trace.
 - RSS (now, peak), disk (SQLite files, index), load seconds so far and the last segment's rate,
   edges per type, first-search time (matrix load, index build or load).
 
@@ -197,14 +198,14 @@ def measure(engine: Graphmem, store: SQLiteStore, timed: TimedEmbedder, base: Ba
         search(engine, timed, q)
     runs: dict[str, dict[str, list]] = {m: {"ms": [], "embed": [], "ids": [], "stages": []}
                                         for m in ("ann", "exact")}
-    index = vectors.ann
+    ann_settings = vectors.ann_settings     # None for a mode: the scan; the index stays attached
     for k, q in enumerate(queries[5:]):
         for mode in (("ann", "exact") if k % 2 == 0 else ("exact", "ann")):
-            vectors.ann = index if mode == "ann" else None
+            vectors.ann_settings = ann_settings if mode == "ann" else None
             ms, embed, ids, stages = search(engine, timed, q)
             for key, value in (("ms", ms), ("embed", embed), ("ids", ids), ("stages", stages)):
                 runs[mode][key].append(value)
-    vectors.ann = index
+    vectors.ann_settings = ann_settings
     for mode, r in runs.items():
         row[f"search_{mode}"] = {**latency_summary(r["ms"]), "embed_query": latency_summary(r["embed"]),
                                  "without_embedding": latency_summary([a - b for a, b in zip(r["ms"], r["embed"],
