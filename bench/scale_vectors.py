@@ -68,3 +68,17 @@ def derived_batches(base: np.ndarray, total: int, batch: int = 10_000) -> Iterat
 def query_vectors(base: np.ndarray, n: int, seed: int = 991) -> np.ndarray:
     """Queries drawn like the data (mixtures + noise) but from another seed: near, not equal, to rows."""
     return derived(base, 0, n, seed=seed + 10_000_000)
+
+
+def dominant_picks(base_len: int, start: int, count: int, seed: int = 17) -> np.ndarray:
+    """The base rows ``derived`` mixed into vectors ``start .. start+count`` (shape count x MIX,
+    column 0 the dominant one): a bench can give memory i a text built from the same sentences
+    its vector is near, so full-text and vector recall agree as they do on real data."""
+    block = 10_000
+    parts = []
+    for b in range(start // block, (start + count - 1) // block + 1):
+        picks = np.random.default_rng(seed + b).integers(0, base_len, size=(block, MIX))
+        lo = max(start, b * block) - b * block
+        hi = min(start + count, (b + 1) * block) - b * block
+        parts.append(picks[lo:hi])
+    return np.concatenate(parts)
