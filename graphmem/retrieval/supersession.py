@@ -50,7 +50,8 @@ def below_successors(ordered: list[Candidate]) -> tuple[list[Candidate], int]:
         if late_at is None:
             break
         late = out.pop(late_at)   # by place, not by value: comparing whole candidates is slow
-        out.insert(position[late.memory.superseded_by], late)   # the successor moved up by one
+        successor_at = position[late.memory.superseded_by or ""]
+        out.insert(successor_at, late)   # the successor moved up by one: just below it
         late.supersession = {**(late.supersession or {}), "moved_below_successor": True}
         moved += 1
     return out, moved

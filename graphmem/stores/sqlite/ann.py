@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-import onnxruntime  # noqa: F401  # before usearch: loaded after usearch's native library, it crashes the process
+import onnxruntime  # type: ignore[import-untyped]  # noqa: F401  # before usearch: loaded after usearch's native library, it crashes the process
 from usearch.index import Index
 
 from graphmem.errors import StoreConfigError
