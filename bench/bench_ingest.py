@@ -36,6 +36,7 @@ from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
 from graphmem.ingest import bulk
+from graphmem.stores.base import MemoryStore
 from graphmem.stores.sqlite import SQLiteStore
 
 TURNS = 20          # thread turns per conversation with --threaded
@@ -46,7 +47,8 @@ class ChunkTimer:
     (``add_prepared``: linking and writing; with overlap the embedding runs beside it)."""
 
     def __init__(self, engine: Graphmem) -> None:
-        self.engine, self.settings, self.chunks, self.held = engine, engine.settings, [], 0
+        self.engine, self.settings, self.held = engine, engine.settings, 0
+        self.chunks: list[tuple[int, int, float]] = []
 
     def add_prepared(self, prepared, progress=None):
         t0 = time.perf_counter()
@@ -79,6 +81,7 @@ def import_once(tmp: Path, embedder, path: Path, batch_size: int, tag: str, stor
     settings = load_settings(overrides={"store": {"data_dir": str(data)}, "ingest": {"import_overlap": overlap}},
                              use_env=False)
     namespace = "bench"
+    backend: MemoryStore
     if store == "neo4j":
         from graphmem.stores.neo4j import Neo4jStore
         backend = Neo4jStore(load_settings().store)   # [store] neo4j_* with the GRAPHMEM_NEO4J_* environment
