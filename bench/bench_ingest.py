@@ -36,6 +36,7 @@ from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
 from graphmem.ingest import bulk
+from graphmem.model import window_namespace
 from graphmem.stores.base import MemoryStore
 from graphmem.stores.sqlite import SQLiteStore
 
@@ -81,13 +82,12 @@ def import_once(tmp: Path, embedder, path: Path, batch_size: int, tag: str, stor
     settings = load_settings(overrides={"store": {"data_dir": str(data)}, "ingest": {"import_overlap": overlap}},
                              use_env=False)
     namespace = "bench"
-    backend: MemoryStore
+    backend: MemoryStore = SQLiteStore(data)
+    neo = None
     if store == "neo4j":
         from graphmem.stores.neo4j import Neo4jStore
-        backend = Neo4jStore(load_settings().store)   # [store] neo4j_* with the GRAPHMEM_NEO4J_* environment
+        backend = neo = Neo4jStore(load_settings().store)   # [store] neo4j_* with the GRAPHMEM_NEO4J_* environment
         namespace = f"bench-{uuid.uuid4().hex[:8]}"
-    else:
-        backend = SQLiteStore(data)
     engine = ChunkTimer(Graphmem(settings, backend, embedder))
     try:
         t0 = time.perf_counter()
@@ -95,8 +95,9 @@ def import_once(tmp: Path, embedder, path: Path, batch_size: int, tag: str, stor
         seconds = time.perf_counter() - t0
         assert summary["rejected"] == 0, summary["rejections"][:3]
     finally:
-        if store == "neo4j":
-            backend.drop_namespace(namespace)
+        if neo is not None:
+            for ns in (namespace, window_namespace(namespace)):
+                neo.drop_namespace(ns)
         engine.engine.close()
         shutil.rmtree(data, ignore_errors=True)
     return seconds, engine
