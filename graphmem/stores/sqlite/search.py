@@ -152,8 +152,20 @@ class SearchMixin(SQLiteBase):
         return self.db.execute("SELECT 1 FROM namespace_stats WHERE namespace != ? AND n_docs > 0 LIMIT 1",
                                (namespace,)).fetchone() is None
 
-    def lexical_candidates_many(self, namespace: str, term_lists: list[list[str]], limit: int) -> list[list[str]]:
-        return [self.lexical_candidates(namespace, terms, limit, None, "") for terms in term_lists]
+    def term_holders(self, namespace: str, terms: list[str]) -> dict[str, list[tuple[str, str]]]:
+        unique = list(dict.fromkeys(terms))
+        out: dict[str, list[tuple[str, str]]] = {t: [] for t in unique}
+        scope = None if self._sole_namespace(namespace) else namespace
+        for start in range(0, len(unique), 200):      # below SQLite's 500 terms of a compound select
+            chunk = unique[start:start + 200]
+            postings = " UNION ALL ".join(f"SELECT {k} AS k, rowid FROM memory_fts WHERE memory_fts MATCH ?"
+                                          for k in range(len(chunk)))
+            rows = self.db.execute(f"SELECT p.k, m.created_at, m.id FROM ({postings}) p "
+                                   "JOIN memories m ON m.rowid = p.rowid WHERE m.namespace = ?",
+                                   [*(fts_query(scope, [t]) for t in chunk), namespace])
+            for k, created_at, id_ in rows:
+                out[chunk[k]].append((created_at, id_))
+        return out
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
         row = self.db.execute("SELECT n_docs, total_length FROM namespace_stats WHERE namespace = ?",
