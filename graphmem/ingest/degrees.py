@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from graphmem.config import EdgeSettings
-from graphmem.model import Edge, strength_key
+from graphmem.model import Edge
 
 Key = tuple[str, str, str]            # (a, b, type), a < b
 Strength = tuple[float, str, str]
@@ -32,7 +32,7 @@ class DegreeBook:
             if key in self.stored or a in skip or b in skip:
                 continue
             self.stored.add(key)
-            self._put(key, strength_key(weight, a, b))
+            self._put(key, (-round(weight, 6), a, b))         # model.strength_key, inlined
 
     def _put(self, key: Key, strength: Strength) -> None:
         self.held[(key[0], key[2])][key] = strength

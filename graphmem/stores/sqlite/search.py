@@ -158,12 +158,12 @@ class SearchMixin(SQLiteBase):
         scope = None if self._sole_namespace(namespace) else namespace
         for start in range(0, len(unique), 200):      # below SQLite's 500 terms of a compound select
             chunk = unique[start:start + 200]
-            postings = " UNION ALL ".join(f"SELECT {k} AS k, rowid FROM memory_fts WHERE memory_fts MATCH ?"
-                                          for k in range(len(chunk)))
-            rows = self.db.execute(f"SELECT p.k, m.created_at, m.id FROM ({postings}) p "
-                                   "JOIN memories m ON m.rowid = p.rowid WHERE m.namespace = ?",
-                                   [*(fts_query(scope, [t]) for t in chunk), namespace])
-            for k, created_at, id_ in rows:
+            # CROSS JOIN keeps the full-text postings the outer loop (each row then one rowid seek)
+            postings = " UNION ALL ".join(
+                f"SELECT {k}, m.created_at, m.id FROM memory_fts f CROSS JOIN memories m ON m.rowid = f.rowid "
+                "WHERE memory_fts MATCH ? AND m.namespace = ?" for k in range(len(chunk)))
+            params = [p for t in chunk for p in (fts_query(scope, [t]), namespace)]
+            for k, created_at, id_ in self.db.execute(postings, params):
                 out[chunk[k]].append((created_at, id_))
         return out
 
