@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.config import EdgeSettings
+from graphmem.ingest.degrees import DegreeBook
 from graphmem.model import LINK_TYPES, TOPIC_LABEL_PREFIX, Edge, Memory, is_topic_label, topic_label
 
 
@@ -208,21 +209,11 @@ def propose_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
 def apply_degree_caps(mem_id: str, proposals: dict[str, list[Edge]], existing: dict[str, list[Edge]],
                       cfg: EdgeSettings) -> EdgePlan:
     """Accept each proposed edge if its other end has room, or if it beats that end's weakest
-    edge of the type (which is evicted). ``existing`` maps an endpoint id to its current edges."""
-    plan = EdgePlan()
-    evicted: set[tuple[str, str, str]] = set()
-    for edge_type, edges in proposals.items():
-        cap = cfg.max_degree(edge_type)
-        for edge in edges:
-            other_id = edge.other(mem_id)
-            current = [e for e in existing.get(other_id, [])
-                       if e.type == edge_type and e.key not in evicted]
-            if len(current) < cap:
-                plan.add.append(edge)
-                continue
-            weakest = max(current, key=lambda e: e.strength_key)
-            if edge.strength_key < weakest.strength_key:
-                evicted.add(weakest.key)
-                plan.remove.append(weakest)
-                plan.add.append(edge)
-    return plan
+    edge of the type (which is evicted). ``existing`` maps an endpoint id to its current edges;
+    the rule is ``degrees.DegreeBook``'s, for one memory."""
+    book = DegreeBook(cfg)
+    held = {e.key: e for edges in existing.values() for e in edges}
+    book.load([(e.a, e.b, e.type, e.weight) for e in held.values()], skip={mem_id})
+    book.accept(mem_id, proposals)
+    added, removed = book.net("")
+    return EdgePlan(add=added, remove=[held[e.key] for e in removed])
