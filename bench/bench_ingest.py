@@ -9,7 +9,7 @@ per-memory time of the chunks written near the end of the cached run against the
 written at about 1k memories (``--flat-at``). Neo4j is the one the GRAPHMEM_NEO4J_* environment
 names (``docker/neo4j-local/neo4j-local start --data DIR --port auto`` prints it). Usage:
     python -m bench.bench_ingest --n 10000 --live-n 1000 --repeat 3 [--stores sqlite,neo4j]
-        [--threaded] [--embed-cache FILE] [--out bench/results/ingest.json]
+        [--threaded none|live|all] [--live-stores sqlite] [--embed-cache FILE] [--out bench/results/ingest.json]
     python -m bench.bench_ingest --n 10000 --profile [--out bench/results/profile-ingest-10k.json]
       (one cached import on the first store under cProfile: where the time goes, no live runs)
 """
@@ -160,7 +160,7 @@ def one_repeat(r: int, args, tmp: Path, stores: list[str], cached, live, cached_
         live.embed_documents(live_texts)
         embed_s = time.perf_counter() - t0
         run["embedder_docs_per_s"] = args.live_n / embed_s
-        for store in stores:
+        for store in args.live_stores.split(",") if args.live_stores else stores:
             live_s, _ = import_once(tmp, live, live_path, args.batch_size, f"live-{store}-{r}", store)
             run[f"{store}_live_import_per_s"] = args.live_n / live_s
             run[f"{store}_live_vs_embedder"] = embed_s / live_s
@@ -175,7 +175,9 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=200)
     ap.add_argument("--flat-at", type=int, default=1000)
     ap.add_argument("--stores", default="sqlite", help="comma-separated: sqlite, neo4j")
-    ap.add_argument("--threaded", action="store_true", help=f"memories are turns of {TURNS}-turn threads")
+    ap.add_argument("--threaded", choices=["none", "live", "all"], default="none",
+                    help=f"which runs hold turns of {TURNS}-turn threads (FOLLOWS edges, context windows)")
+    ap.add_argument("--live-stores", default=None, help="stores of the live runs (default: --stores)")
     ap.add_argument("--embed-cache", default=None, help="keep the cached run's embedding cache in this file")
     ap.add_argument("--out", default="bench/results/ingest.json")
     ap.add_argument("--profile", action="store_true", help="profile one cached import instead")
@@ -185,6 +187,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="graphmem-ingest-"))
     report = {"facts": run_facts(), "n": args.n, "live_n": args.live_n, "repeat": args.repeat,
               "batch_size": args.batch_size, "stores": stores, "threaded": args.threaded,
+              "live_stores": args.live_stores or ",".join(stores),
               "context_windows": load_settings(use_env=False).context.enabled,
               "model": os.environ.get("GRAPHMEM_MODEL") or "default",
               "path": "graphmem.ingest.bulk.import_jsonl",
@@ -192,14 +195,14 @@ def main() -> None:
                                     "high": [args.n - max(args.flat_at, args.n // 10), args.n]}}
     try:
         live = load_embedder()
-        corpus = corpus_of(args.n, 7, args.threaded)
+        corpus = corpus_of(args.n, 7, args.threaded == "all")
         cached = load_embedder(cache_path=args.embed_cache or tmp / "embeddings.sqlite")
         cached.embed_documents([m["content"] for m in corpus])           # warm the cache (not timed)
         cached_path = write_jsonl(tmp / "cached.jsonl", corpus)
         if args.profile:
             profile_cached(tmp, cached, cached_path, args.n, args.batch_size, stores[0], args.out, report)
             return
-        live_corpus = corpus_of(args.live_n, 99, args.threaded)
+        live_corpus = corpus_of(args.live_n, 99, args.threaded != "none")
         live_path = write_jsonl(tmp / "live.jsonl", live_corpus)
         live_texts = [m["content"] for m in live_corpus]
         live.embed_documents(live_texts[:64])   # warm-up: session, arenas
