@@ -65,6 +65,8 @@ class ChunkTimer:
 def corpus_of(n: int, seed: int, threaded: bool) -> list[dict]:
     """The bench corpus; threaded: consecutive memories are the turns of ``TURNS``-turn threads."""
     corpus = make_memories(n, seed=seed)
+    for mem in corpus:
+        mem.pop("namespace")        # the import's namespace applies (a fresh one on Neo4j)
     if threaded:
         for i, mem in enumerate(corpus):
             mem.update(thread=f"chat-{i // TURNS:05d}", seq=i % TURNS)
