@@ -156,9 +156,9 @@ def ingest(d: dict) -> list[tuple[str, str]]:
         rows.append(("the same on Neo4j, against the embedded store's rate in the same repeat",
                      f"{_spread(s['neo4j_cached_per_s'], 0)} memories/s, {_spread(ratio)}x, target >= 0.6: "
                      f"{_met(ratio['median'] >= 0.6)}"))
-    turns = "thread turns (FOLLOWS edges, context windows), " if d.get("threaded") in ("live", "all") else ""
+    turns = " as thread turns (FOLLOWS edges, context windows)" if d.get("threaded") in ("live", "all") else ""
     live = s["sqlite_live_vs_embedder"]
-    rows.append((f"bulk import with live embedding, {d['live_n']:,} {turns}memories, against the embedder's own "
+    rows.append((f"bulk import with live embedding, {d['live_n']:,} memories{turns}, against the embedder's own "
                  "docs/s in the same repeat", f"{_spread(live)}x, target >= 0.5: {_met(live['median'] >= 0.5)}"))
     return rows
 
