@@ -131,7 +131,7 @@ class Graphmem:
 
     def add_batch(self, items: list[Any], namespace: str = "default", progress=None) -> list[IngestResult]:
         """Each item is created, a duplicate, or rejected with its reason; never all-or-nothing.
-        Each namespace's new memories are linked together (``BatchView``: the same edges as one
+        Each namespace's new memories are linked together (``ingest/linker.py``: the same edges as one
         insert after another) and written in one transaction."""
         return self.add_prepared(self.prepare_batch(items, namespace), progress)
 

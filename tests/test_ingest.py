@@ -234,3 +234,16 @@ def test_update_keeps_shares_tag_weights_exact(engine):
         engine.rescore()
         after = {e.key: e.weight for e in engine.store.edges_of("default", [ids[2]], types=["SHARES_TAG"])}
         assert after == pytest.approx(mine, abs=1e-9), "update linked with a drifted tag count"
+
+
+def test_lexical_link_candidates_hold_most_rare_terms_then_newest(make_engine):
+    """OVERLAPS candidates are the memories holding the most of a memory's rarest terms, ties
+    newest first, cut at ``edges.candidates_lexical``; no tag or category makes other candidates."""
+    engine = make_engine({"edges": {"candidates_lexical": 2, "min_shared_terms": 1}})
+    seed = [("old-both", "zircon quokka", "2024-01-01"), ("one-a", "zircon pelican", "2024-02-01"),
+            ("one-b", "quokka walrus", "2024-03-01"), ("newest-one", "zircon heron", "2024-04-01")]
+    for key, text, day in seed:
+        engine.add({"id": key, "content": text, "created_at": f"{day}T00:00:00.000000Z"})
+    new = engine.add({"id": "probe", "content": "zircon quokka probe"}).memory
+    linked = {e.other(new.id) for e in engine.store.edges_of("default", [new.id], types=["OVERLAPS"])}
+    assert linked == {"old-both", "newest-one"}      # two terms beat one; then the newest of one term

@@ -7,14 +7,14 @@ of one type. The strongest edges win; ties break on ids so both stores agree.
 
 from __future__ import annotations
 
-import heapq
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from graphmem.config import EdgeSettings
-from graphmem.model import LINK_TYPES, TOPIC_LABEL_PREFIX, Edge, Memory, is_topic_label, strength_key, topic_label
+from graphmem.ingest.degrees import DegreeBook
+from graphmem.model import LINK_TYPES, TOPIC_LABEL_PREFIX, Edge, Memory, is_topic_label, topic_label
 
 
 @dataclass
@@ -140,30 +140,49 @@ def reweigh(edge: Edge, tag_df: dict[str, int], cfg: EdgeSettings) -> Edge | Non
     return Edge.make(edge.namespace, edge.a, edge.b, edge.type, weight, reason)
 
 
-def _weight_keys(mem: Memory, others: list[Memory], tag_df: dict[str, int], cfg: EdgeSettings,
-                 labels: list[str]) -> dict[str, list[tuple[tuple[float, str, str], Memory]]]:
-    """Each type's qualifying candidates with the sort key their edge would have (the weight
-    ``Edge.make`` rounds to), computed without building edges or reasons: most candidates lose."""
-    (tags, topics), terms = _split(labels), set(mem.term_counts)
-    rarity = {t: label_rarity(t, tag_df.get(t, 1), cfg) for t in (*tags, *topics)}
-    keyed: dict[str, list[tuple[tuple[float, str, str], Memory]]] = {t: [] for t in LINK_TYPES}
-
-    def put(edge_type: str, weight: float, other: Memory) -> None:
-        a, b = (mem.id, other.id) if mem.id < other.id else (other.id, mem.id)
-        keyed[edge_type].append((strength_key(weight, a, b), other))
-
-    for other in others:
-        shared = sorted(shared_labels(tags, topics, other))
-        tag_weight = shares_tag_strength(sum(rarity[t] for t in shared), cfg) if shared else None
-        if tag_weight is not None:
-            put("SHARES_TAG", tag_weight, other)
-        if mem.category and mem.category == other.category:
-            put("SAME_CATEGORY", same_category_weight(max(0.0, _cosine(mem.embedding, other.embedding)), cfg),
-                other)
-        weight = overlaps_weight(len(terms.intersection(other.term_counts)), cfg)
-        if weight is not None:
-            put("OVERLAPS", weight, other)
-    return keyed
+def _winners(mem: Memory, others: list[Memory], tag_df: dict[str, int], cfg: EdgeSettings,
+             labels: list[str]) -> dict[str, list[Memory]]:
+    """Each type's ``K`` strongest qualifying candidates, strongest first, scored over arrays
+    without building edges or reasons (most candidates lose). The order is the edges' own
+    (``strength_key``: the weight ``Edge.make`` rounds to, then the endpoint ids: with one end
+    fixed, the other's id; ``others`` come sorted by id, so their position breaks ties)."""
+    tags, topics = _split(labels)
+    ordered = [*tags, *topics]
+    rarity = np.array([label_rarity(t, tag_df.get(t, 1), cfg) for t in ordered], dtype=np.float64)
+    n = len(others)
+    weights: dict[str, np.ndarray] = {}
+    if ordered:
+        held = np.zeros((n, len(ordered)), dtype=np.float64)
+        for col, t in enumerate(tags):
+            held[:, col] = [t in o.tags for o in others]
+        for col, t in enumerate(topics, start=len(tags)):
+            held[:, col] = [t in o.topic_labels for o in others]
+        summed = held @ rarity
+        full = cfg.shares_tag_weight * np.minimum(1.0, summed / cfg.tag_full_strength)
+        weights["SHARES_TAG"] = np.where(held.any(axis=1) & (summed > cfg.min_shared_tag_rarity), full, np.nan)
+    if mem.category:
+        same = np.array([o.category == mem.category for o in others], dtype=bool)
+        cos = np.zeros(n)
+        with_vectors = [k for k in np.flatnonzero(same) if others[k].embedding is not None]
+        if with_vectors and mem.embedding is not None:
+            cos[with_vectors] = [_cosine(mem.embedding, others[k].embedding) for k in with_vectors]
+        mix = cfg.category_similarity_mix       # same_category_weight, over the array
+        weights["SAME_CATEGORY"] = np.where(
+            same, cfg.same_category_weight * (1.0 - mix + mix * np.maximum(0.0, cos)), np.nan)
+    terms = set(mem.term_counts)
+    shared = np.array([len(terms.intersection(o.term_counts)) for o in others], dtype=np.float64)
+    weights["OVERLAPS"] = np.where(shared >= cfg.min_shared_terms,
+                                   cfg.overlaps_weight * np.minimum(1.0, shared / cfg.overlap_full_terms), np.nan)
+    out: dict[str, list[Memory]] = {t: [] for t in LINK_TYPES}
+    for edge_type, weight in weights.items():
+        k = max(cfg.max_degree(edge_type), 0)
+        found = np.flatnonzero(~np.isnan(weight))
+        if not k or not found.size:
+            continue
+        rounded = np.array([round(float(w), 6) for w in weight[found]])
+        order = np.lexsort((found, -rounded))[:k]
+        out[edge_type] = [others[i] for i in found[order]]
+    return out
 
 
 def propose_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
@@ -172,18 +191,17 @@ def propose_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
     Candidates are ranked by weight first and only the ``K`` winners become edges (the same
     edges, in the same order, as building every edge and sorting them). ``labels``: the tags and
     topic labels ``mem`` links by (default: its tags and every topic)."""
-    others = [c for c in candidates if c.id != mem.id and c.namespace == mem.namespace]
+    others = sorted((c for c in candidates if c.id != mem.id and c.namespace == mem.namespace), key=lambda c: c.id)
     labels = mem.index_labels if labels is None else labels
     builders = {
         "SHARES_TAG": lambda o: shares_tag_edge(mem, o, tag_df, cfg, labels),
         "SAME_CATEGORY": lambda o: same_category_edge(mem, o, cfg),
         "OVERLAPS": lambda o: overlaps_edge(mem, o, cfg),
     }
-    keyed = _weight_keys(mem, others, tag_df, cfg, labels)
+    winners = _winners(mem, others, tag_df, cfg, labels) if others else {t: [] for t in LINK_TYPES}
     proposals: dict[str, list[Edge]] = {}
     for edge_type in LINK_TYPES:
-        winners = heapq.nsmallest(max(cfg.max_degree(edge_type), 0), keyed[edge_type], key=lambda kv: kv[0])
-        built = [builders[edge_type](o) for _, o in winners]
+        built = [builders[edge_type](o) for o in winners[edge_type]]
         proposals[edge_type] = [e for e in built if e is not None]
     return proposals
 
@@ -191,21 +209,11 @@ def propose_edges(mem: Memory, candidates: list[Memory], tag_df: dict[str, int],
 def apply_degree_caps(mem_id: str, proposals: dict[str, list[Edge]], existing: dict[str, list[Edge]],
                       cfg: EdgeSettings) -> EdgePlan:
     """Accept each proposed edge if its other end has room, or if it beats that end's weakest
-    edge of the type (which is evicted). ``existing`` maps an endpoint id to its current edges."""
-    plan = EdgePlan()
-    evicted: set[tuple[str, str, str]] = set()
-    for edge_type, edges in proposals.items():
-        cap = cfg.max_degree(edge_type)
-        for edge in edges:
-            other_id = edge.other(mem_id)
-            current = [e for e in existing.get(other_id, [])
-                       if e.type == edge_type and e.key not in evicted]
-            if len(current) < cap:
-                plan.add.append(edge)
-                continue
-            weakest = max(current, key=lambda e: e.strength_key)
-            if edge.strength_key < weakest.strength_key:
-                evicted.add(weakest.key)
-                plan.remove.append(weakest)
-                plan.add.append(edge)
-    return plan
+    edge of the type (which is evicted). ``existing`` maps an endpoint id to its current edges;
+    the rule is ``degrees.DegreeBook``'s, for one memory."""
+    book = DegreeBook(cfg)
+    held = {e.key: e for edges in existing.values() for e in edges}
+    book.load([(e.a, e.b, e.type, e.weight) for e in held.values()], skip={mem_id})
+    book.accept(mem_id, proposals)
+    added, removed = book.net("")
+    return EdgePlan(add=added, remove=[held[e.key] for e in removed])

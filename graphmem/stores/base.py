@@ -154,8 +154,9 @@ class MemoryStore(Protocol):
         """Ids of memories containing any of ``terms`` (graphmem's own tokens), best first
         by the index's own relevance; the caller re-scores with BM25."""
 
-    def lexical_candidates_many(self, namespace: str, term_lists: list[list[str]], limit: int) -> list[list[str]]:
-        """``lexical_candidates`` (no filter, nothing excluded) for each list of terms, in one call."""
+    def term_holders(self, namespace: str, terms: list[str]) -> dict[str, list[tuple[str, str]]]:
+        """Every memory of the namespace holding each term, as (created_at, id), in one call
+        (linking's lexical candidates for a whole batch; the caller bounds the terms' postings)."""
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats: ...
 

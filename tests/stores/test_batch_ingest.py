@@ -3,9 +3,9 @@
 On both stores: a namespace is seeded one memory at a time, then the same items (with
 in-batch duplicates by id and by content, an id conflict and an invalid item) go in one at a
 time into one namespace and in batches into another. Small candidate limits and degree caps
-make truncation and eviction happen, so the batch view's overlay of the store is exercised
-where it matters. The lexical candidate limit is lifted: below it the batch view is exact by
-construction, above it the candidates follow each index's own relevance (see ingest/batch.py).
+make truncation and eviction happen, the lexical lookup included (its ranking has no
+corpus-wide statistic, so a batch ranks its candidates as a sequence of inserts does: see
+ingest/candidates.py); some items are thread turns (FOLLOWS edges and context windows).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from graphmem.stores.sqlite import SQLiteStore
 NOW = "2025-03-01T00:00:00.000000Z"
 CAPS = {"max_degree_shares_tag": 3, "max_degree_same_category": 2, "max_degree_overlaps": 3}
 # Topics link too (they are candidates from the same tag index, under the same caps).
-EDGES = {"candidates_per_tag": 6, "candidates_per_category": 5, "candidates_lexical": 100000,
+EDGES = {"candidates_per_tag": 6, "candidates_per_category": 5, "candidates_lexical": 4,
          "topic_tag_weight": 0.5, "topic_max_df_ratio": 0.1, **CAPS}
 
 
@@ -35,6 +35,8 @@ def items() -> list[dict]:
         item.pop("namespace")
         if n % 3 == 0:      # some explicit, out-of-order creation times: "newest first" is not id order
             item["created_at"] = f"2024-{1 + n % 12:02d}-{1 + n % 27:02d}T00:00:00.000000Z"
+        if n % 4 == 1:      # thread turns, some arriving before the turns they follow
+            item.update(thread=f"chat-{n % 3}", seq=(n * 7) % 23)
     return out[:40], out[40:] + [
         {**out[45], "id": "same-content-new-id"},        # duplicate by content (of a batch item)
         {**out[3], "id": "same-content-seeded"},          # duplicate by content (of a seeded memory)

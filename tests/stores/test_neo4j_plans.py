@@ -123,7 +123,7 @@ def test_insert_update_delete_use_selective_indexes(loaded, monkeypatch):
         engine.delete(ns, "probe")
 
     seen = traced(monkeypatch, insert_update_delete)
-    expected = {"memory_by_hash", "tag_members", "category_members", "tag_counts", "term_stats", "lexical_search",
+    expected = {"memory_by_hash", "tag_members", "category_members", "tag_counts", "term_stats", "term_holders",
                 "memories_get", "edges_of", "memory_unindex", "memory_upsert", "edges_add", "edges_clear",
                 "tags_prune", "memory_delete"}
     assert expected <= set(seen), f"the trace missed {sorted(expected - set(seen))}"
@@ -135,7 +135,7 @@ def test_batch_insert_uses_selective_indexes(loaded, monkeypatch):
     engine, ns = loaded
     batch = [{**m, "id": f"batch-{i}"} for i, m in enumerate(make_memories(20, seed=5, namespace=ns))]
     seen = traced(monkeypatch, lambda: engine.add_batch(batch + [batch[0]], ns))
-    expected = {"memory_by_hash", "tag_members", "category_members", "tag_counts", "term_stats", "lexical_search",
+    expected = {"memory_by_hash", "tag_members", "category_members", "tag_counts", "term_stats", "term_holders",
                 "memories_get", "edges_of", "memory_unindex", "memory_upsert", "edges_add"}
     assert expected <= set(seen), f"the trace missed {sorted(expected - set(seen))}"
     problems = check(engine.store, seen)

@@ -134,8 +134,14 @@ class SearchMixin(Neo4jBase):
                            flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
         return self._lexical(namespace, [terms], limit, flt, now_iso, exclude_id)[0]
 
-    def lexical_candidates_many(self, namespace: str, term_lists: list[list[str]], limit: int) -> list[list[str]]:
-        return self._lexical(namespace, term_lists, limit, None, "", None)
+    def term_holders(self, namespace: str, terms: list[str]) -> dict[str, list[tuple[str, str]]]:
+        queries = [{"term": t, "query": lucene_queries(namespace, [t])[0]}
+                   for t in dict.fromkeys(terms) if t.strip()]
+        out: dict[str, list[tuple[str, str]]] = {t: [] for t in dict.fromkeys(terms)}
+        if queries:
+            for r in self._read("term_holders", queries=queries):
+                out[r["term"]] = [(created_at, id_) for created_at, id_ in r["holders"]]
+        return out
 
     def _lexical(self, namespace: str, term_lists: list[list[str]], limit: int, flt: MemoryFilter | None,
                  now_iso: str, exclude_id: str | None) -> list[list[str]]:

@@ -195,8 +195,20 @@ class SearchMixin(SQLiteBase):
         return self.db.execute("SELECT 1 FROM namespace_stats WHERE namespace != ? AND n_docs > 0 LIMIT 1",
                                (namespace,)).fetchone() is None
 
-    def lexical_candidates_many(self, namespace: str, term_lists: list[list[str]], limit: int) -> list[list[str]]:
-        return [self.lexical_candidates(namespace, terms, limit, None, "") for terms in term_lists]
+    def term_holders(self, namespace: str, terms: list[str]) -> dict[str, list[tuple[str, str]]]:
+        unique = list(dict.fromkeys(terms))
+        out: dict[str, list[tuple[str, str]]] = {t: [] for t in unique}
+        scope = None if self._sole_namespace(namespace) else namespace
+        for start in range(0, len(unique), 200):      # below SQLite's 500 terms of a compound select
+            chunk = unique[start:start + 200]
+            # CROSS JOIN keeps the full-text postings the outer loop (each row then one rowid seek)
+            postings = " UNION ALL ".join(
+                f"SELECT {k}, m.created_at, m.id FROM memory_fts f CROSS JOIN memories m ON m.rowid = f.rowid "
+                "WHERE memory_fts MATCH ? AND m.namespace = ?" for k in range(len(chunk)))
+            params = [p for t in chunk for p in (fts_query(scope, [t]), namespace)]
+            for k, created_at, id_ in self.db.execute(postings, params):
+                out[chunk[k]].append((created_at, id_))
+        return out
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
         row = self.db.execute("SELECT n_docs, total_length FROM namespace_stats WHERE namespace = ?",

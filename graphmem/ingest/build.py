@@ -1,0 +1,42 @@
+"""Building a memory from validated input: health, source weight, terms and topics computed,
+not yet linked or saved."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+
+from graphmem.config import Settings
+from graphmem.errors import ConflictError
+from graphmem.ingest.health import assess_health, health_score, kept_penalties
+from graphmem.ingest.source import source_weight
+from graphmem.ingest.topics import extract_topics
+from graphmem.ingest.validate import MemoryInput
+from graphmem.model import Memory
+from graphmem.text import content_hash, term_counts
+
+
+def build_memory(settings: Settings, inp: MemoryInput, embedding: np.ndarray | None, now: str,
+                 created_at: str | None = None, current: Memory | None = None) -> Memory:
+    """A new version of ``current`` keeps its supersession (``superseded_by`` and its penalty)."""
+    health, reasons = assess_health(inp.content, inp.tags, inp.category, settings.health)
+    if current is not None and kept_penalties(current.health_reasons):
+        reasons = [*reasons, *kept_penalties(current.health_reasons)]
+        health = health_score(reasons)
+    mem = Memory(
+        id=inp.id or uuid.uuid4().hex, namespace=inp.namespace, content=inp.content,
+        content_hash=content_hash(inp.content), tags=inp.tags, category=inp.category,
+        source=inp.source, reason=inp.reason, metadata=inp.metadata,
+        created_at=created_at or inp.created_at or now, updated_at=now,
+        valid_until=inp.valid_until, expires_at=inp.expires_at,
+        embedding=None if embedding is None else np.asarray(embedding, dtype=np.float32),
+        health=health, health_reasons=reasons,
+        source_weight=source_weight(inp.source, settings.sources),
+        term_counts=term_counts(inp.content), evidence=inp.evidence,
+        topics=extract_topics(inp.content, settings.topics), thread=inp.thread, seq=inp.seq,
+        valid_from=inp.valid_from, superseded_by=current.superseded_by if current is not None else None)
+    if mem.valid_until is not None and mem.valid_until <= mem.effective_valid_from:
+        raise ConflictError(f"valid_until {mem.valid_until} is not after valid_from "
+                            f"{mem.effective_valid_from} (valid_from, else created_at)", field="valid_until")
+    return mem

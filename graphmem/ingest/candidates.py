@@ -1,0 +1,168 @@
+"""Link candidates for a batch of new memories, from a handful of store reads.
+
+A memory's candidates come from the tag (and topic) index, the category index and the
+lexical index, exactly as one insert after another would find them: candidates depend only
+on what the store held before the batch and on the batch's earlier memories, never on edges,
+so the whole batch's are computed up front from one term-count read, one label-count read,
+one tag and one category read, one full-text read (``term_holders``) and one memory read.
+
+- Tag, topic and category members: newest first (created_at, id), ``candidates_per_tag`` /
+  ``candidates_per_category`` each; the stored list is merged with the batch's earlier carriers.
+- Lexical: the memory's rarest terms (``text.rarest_terms`` under ``edges.lexical_*``, the df
+  it would see), then the memories holding the most of them, ties newest first, at most
+  ``candidates_lexical`` (a rule with no corpus-wide statistic in it, so a batch ranks as a
+  sequence of inserts does; counted over arrays).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphmem.config import EdgeSettings
+from graphmem.model import Memory
+from graphmem.stores.base import MemoryStore
+from graphmem.text import rarest_terms
+
+
+@dataclass
+class LinkInput:
+    """What linking needs of one memory: the labels it links by, their counts as its insert
+    sees them (itself counted once), and its candidates (sorted by id)."""
+    mem: Memory
+    labels: list[str]
+    tag_df: dict[str, int]
+    candidates: list[Memory]
+
+
+def link_labels(mem: Memory, cfg: EdgeSettings) -> list[str]:
+    """The labels linking may read for ``mem``: its tags, and its topics' labels when topics link
+    (``topic_tag_weight`` > 0; otherwise their index entries are never read at ingest)."""
+    return mem.index_labels if cfg.topic_tag_weight > 0 else list(mem.tags)
+
+
+def link_topics(mem: Memory, tag_df: dict[str, int], n_docs: int, cfg: EdgeSettings) -> list[str]:
+    """The topic labels ``mem`` links by: those other memories hold, skipping any held by more
+    than ``edges.topic_max_df_ratio`` of the namespace (``text.rarest_terms``, the rule lexical
+    lookups use; each topic's candidates are capped at ``candidates_per_tag`` already)."""
+    topics = mem.topic_labels
+    if not topics or cfg.topic_tag_weight <= 0:
+        return []
+    others = {t: tag_df[t] - 1 for t in topics}
+    return rarest_terms(topics, others, n_docs, max_terms=len(topics), max_df_ratio=cfg.topic_max_df_ratio,
+                        max_postings=sys.maxsize)
+
+
+def _newest_first(memories: list[Memory], limit: int) -> list[Memory]:
+    return sorted(memories, key=lambda m: (m.created_at, m.id), reverse=True)[:limit]
+
+
+class LexicalRanker:
+    """Each term's holders as index arrays over one universe of ids (the stored holders, then the
+    batch), so a memory's lexical candidates are a bincount and a partial sort."""
+
+    def __init__(self, holders: dict[str, list[tuple[str, str]]], batch: list[Memory], exclude: set[str]):
+        stamp: dict[str, str] = {}
+        for found in holders.values():
+            stamp.update((id_, created) for created, id_ in found if id_ not in exclude)
+        stamp.update((m.id, m.created_at) for m in batch)
+        self.ids = list(stamp)
+        index = {id_: k for k, id_ in enumerate(self.ids)}
+        order = sorted(range(len(self.ids)), key=lambda k: (stamp[self.ids[k]], self.ids[k]))
+        self.recency = np.empty(len(self.ids), dtype=np.int64)
+        self.recency[order] = np.arange(len(self.ids))
+        self.stored = {t: np.fromiter((index[i] for _, i in found if i not in exclude), dtype=np.int64)
+                       for t, found in holders.items()}
+        at: dict[str, list[int]] = {t: [] for t in holders}
+        for mem in batch:
+            for t in at.keys() & mem.term_counts.keys():
+                at[t].append(index[mem.id])
+        self.batch = {t: np.array(found, dtype=np.int64) for t, found in at.items()}    # in batch order
+        self.first = len(self.ids) - len(batch)          # batch ids come last in the universe
+
+    def top(self, position: int, terms: list[str], limit: int) -> list[str]:
+        """The ``limit`` memories (stored, or earlier in the batch than ``position``) holding the
+        most of ``terms``, ties newest first."""
+        if not terms or limit <= 0:
+            return []
+        parts = [self.stored[t] for t in terms]
+        cut = self.first + position          # batch ids are numbered in batch order: earlier ones below
+        parts += [found[:np.searchsorted(found, cut)] for found in (self.batch[t] for t in terms)]
+        held = np.concatenate(parts)
+        if not held.size:
+            return []
+        counts = np.bincount(held, minlength=len(self.ids))
+        found = np.flatnonzero(counts)
+        key = counts[found] * len(self.ids) + self.recency[found]     # more terms first, then newer
+        if found.size > limit:
+            pick = np.argpartition(-key, limit - 1)[:limit]
+            found, key = found[pick], key[pick]
+        return [self.ids[k] for k in found[np.argsort(-key)]]
+
+
+def gather(store: MemoryStore, namespace: str, memories: list[Memory], cfg: EdgeSettings,
+           stored_labels: dict[str, list[str]] | None = None) -> list[LinkInput]:
+    """Each memory's ``LinkInput``, as if the memories were saved one at a time in this order.
+    ``stored_labels``: for a memory already stored (a re-link), the labels it holds there, which
+    the stored counts include already (it is left out of its own candidates)."""
+    stored_labels = stored_labels or {}
+    stats = store.term_stats(namespace, sorted({t for m in memories for t in m.term_counts}))
+    label_set = sorted({t for m in memories for t in link_labels(m, cfg)})
+    stored_counts = store.tag_counts(namespace, label_set)
+    pending_df: Counter[str] = Counter()
+    pending_tags: Counter[str] = Counter()
+    plans: list[tuple[list[str], dict[str, int], list[str]]] = []
+    for k, mem in enumerate(memories):          # what each insert sees of counts: the store plus earlier ones
+        n_docs = stats.n_docs + k
+        df = {t: stats.df.get(t, 0) + pending_df[t] for t in mem.term_counts}
+        terms = rarest_terms(mem.term_counts, df, n_docs, max_terms=cfg.lexical_lookup_terms,
+                             max_df_ratio=cfg.lexical_max_df_ratio, max_postings=cfg.lexical_max_postings)
+        held = set(stored_labels.get(mem.id, ()))
+        tag_df = {t: stored_counts.get(t, 0) + pending_tags[t] + (t not in held) for t in link_labels(mem, cfg)}
+        plans.append(([*mem.tags, *link_topics(mem, tag_df, n_docs, cfg)], tag_df, terms))
+        pending_df.update(mem.term_counts.keys())
+        pending_tags.update(set(mem.tags) | set(mem.topic_labels))
+    batch_ids = {m.id for m in memories}
+    extra = len(batch_ids & set(stored_labels))       # a re-linked memory may be in its own lists
+    tag_lists = store.tag_members_many(namespace, sorted({t for labels, _, _ in plans for t in labels}),
+                                       cfg.candidates_per_tag + extra)
+    category_lists = store.category_members_many(
+        namespace, sorted({m.category for m in memories if m.category}), cfg.candidates_per_category + extra)
+    ranker = LexicalRanker(store.term_holders(namespace, sorted({t for _, _, terms in plans for t in terms})),
+                           memories, batch_ids)
+    lexical = [ranker.top(k, terms, cfg.candidates_lexical) for k, (_, _, terms) in enumerate(plans)]
+    wanted = {i for lists in (tag_lists, category_lists) for ids in lists.values() for i in ids}
+    wanted |= {i for ids in lexical for i in ids}
+    stored = store.get_memories(namespace, sorted(wanted - batch_ids))
+    return _assemble(memories, plans, tag_lists, category_lists, lexical, stored, cfg)
+
+
+def _assemble(memories: list[Memory], plans: list[tuple[list[str], dict[str, int], list[str]]],
+              tag_lists: dict[str, list[str]], category_lists: dict[str, list[str]], lexical: list[list[str]],
+              stored: dict[str, Memory], cfg: EdgeSettings) -> list[LinkInput]:
+    """Each memory's candidates: stored list members merged with the batch's earlier carriers."""
+    carriers: dict[str, list[Memory]] = {}
+    in_category: dict[str, list[Memory]] = {}
+    earlier: dict[str, Memory] = {}
+    out = []
+    for mem, (labels, tag_df, _), lexical_ids in zip(memories, plans, lexical, strict=True):
+        found: dict[str, Memory] = {}
+        for label in labels:
+            held = [stored[i] for i in tag_lists.get(label, []) if i in stored]
+            found.update((m.id, m) for m in _newest_first(held + carriers.get(label, []), cfg.candidates_per_tag))
+        if mem.category:
+            held = [stored[i] for i in category_lists.get(mem.category, []) if i in stored]
+            found.update((m.id, m) for m in _newest_first(held + in_category.get(mem.category, []),
+                                                           cfg.candidates_per_category))
+        found.update((i, stored.get(i) or earlier[i]) for i in lexical_ids)
+        found.pop(mem.id, None)
+        out.append(LinkInput(mem, labels, tag_df, [found[i] for i in sorted(found)]))
+        earlier[mem.id] = mem
+        for label in {*mem.tags, *mem.topic_labels}:
+            carriers.setdefault(label, []).append(mem)
+        if mem.category:
+            in_category.setdefault(mem.category, []).append(mem)
+    return out
