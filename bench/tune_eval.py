@@ -256,14 +256,19 @@ RECALL_LEVERS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def recall_grid() -> list[tuple[str, str, dict[str, Any]]]:
-    """Today's default, then each recall lever alone on it (its own family, paired with the default)."""
+def lever_grid(grid: str, levers: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str, dict[str, Any]]]:
+    """Today's default, then each lever alone on it (its own family, paired with the default)."""
     rows: list[tuple[str, str, dict[str, Any]]] = [("default", "default", {})]
-    for label, params in RECALL_LEVERS:
+    for label, params in levers:
         rows.append((f"default, {label}", "default", params))
         GRID_FAMILIES[f"default, {label}"] = f"default {label}"
-    GRID_COMPARE["cv-recall"] = [(f"default {label}", "default") for label, _ in RECALL_LEVERS]
+    GRID_COMPARE[grid] = [(f"default {label}", "default") for label, _ in levers]
     return rows
+
+
+def recall_grid() -> list[tuple[str, str, dict[str, Any]]]:
+    """Each recall lever alone on today's default."""
+    return lever_grid("cv-recall", RECALL_LEVERS)
 
 
 KEY_LEVERS: list[tuple[str, dict[str, Any]]] = [
@@ -277,12 +282,7 @@ KEY_LEVERS: list[tuple[str, dict[str, Any]]] = [
 def keys_grid() -> list[tuple[str, str, dict[str, Any]]]:
     """Today's default; reciprocal-rank fusion in the window key only (agent memories without threads
     rank as before), at two mixes; and in both keys (cv-recall's best point, on the unit scale)."""
-    rows: list[tuple[str, str, dict[str, Any]]] = [("default", "default", {})]
-    for label, params in KEY_LEVERS:
-        rows.append((f"default, {label}", "default", params))
-        GRID_FAMILIES[f"default, {label}"] = f"default {label}"
-    GRID_COMPARE["cv-keys"] = [(f"default {label}", "default") for label, _ in KEY_LEVERS]
-    return rows
+    return lever_grid("cv-keys", KEY_LEVERS)
 
 
 EDGE_GRIDS = {
