@@ -67,19 +67,25 @@ class Load:
             self.samples.append({"kind": kind, "start": start, "end": time.monotonic(), **sample})
             self.stop.wait(pause)
 
-    def once(self, kind: str, at: float) -> None:
+    def once(self, kind: str, at: float, record_as: str | None = None) -> threading.Event:
         """One search of ``kind`` (``search`` or ``mcp_search``) sent at ``at`` (monotonic), recorded
-        as ``new_<kind>``: a search that arrives while the database is already stopped."""
+        as ``record_as`` (default ``new_<kind>``: a search that arrives while the database is already
+        stopped). The event is set once the search's start time is taken."""
+        started = threading.Event()
+
         def send() -> None:
             self.stop.wait(max(0.0, at - time.monotonic()))
             start = time.monotonic()
+            started.set()
             sample = (call(self.api, "POST", "/v1/search", self._query(), timeout=60) if kind == "search"
                       else mcp_tool(self.mcp, "search_memories", self._query(), timeout=60))
             sample.pop("body", None)
-            self.samples.append({"kind": f"new_{kind}", "start": start, "end": time.monotonic(), **sample})
+            self.samples.append({"kind": record_as or f"new_{kind}", "start": start, "end": time.monotonic(),
+                                 **sample})
         thread = threading.Thread(target=send, daemon=True)
         self.threads.append(thread)
         thread.start()
+        return started
 
     def start(self, searchers: int) -> None:
         kinds = [("search", 0.05)] * searchers + [("mcp_search", 0.05)] * searchers + [
@@ -199,6 +205,12 @@ def run_hung(root: Path, frozen: float = 14.0, searchers: int = 2, after: float 
             load.start(searchers)
             try:
                 time.sleep(2.0)
+                # One search per interface sent just before the stop, so each is surely in flight at
+                # it (a query embeds for tens of ms first); the loops' own may all sit in a pause.
+                sent = [load.once(kind, time.monotonic(), record_as=kind) for kind in ("search", "mcp_search")]
+                for started in sent:
+                    started.wait(5.0)
+                time.sleep(0.005)
                 stopped = time.monotonic()
                 os.kill(pid, signal.SIGSTOP)
                 for kind in ("search", "mcp_search"):

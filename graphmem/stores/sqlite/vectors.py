@@ -196,7 +196,9 @@ class NamespaceVectors:
         n = len(self)
         share = 1.0 if allowed is None else max(len(allowed), 1) / max(n, 1)
         pool = min(n, int(limit * cfg.overfetch / share) + 1)
-        while pool <= n // 4 or (allowed is None and pool <= n):
+        # A pool of every row asks the graph for all it holds, which it may not reach (a small or
+        # much-edited graph); the full scan answers that exactly and costs no more.
+        while pool < n and (pool <= n // 4 or allowed is None):
             with self.lock:
                 assert self.ann is not None
                 candidates = self.ann.search(vector, pool)
