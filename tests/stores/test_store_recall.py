@@ -101,3 +101,29 @@ def test_neo4j_recall_takes_two_round_trips_on_the_index_path(neo, monkeypatch):
             assert len(hits.vector_ids) == 5 and hits.lexical_ids
     finally:
         store.vector_min_fetch = 32
+
+
+@pytest.mark.neo4j
+def test_neo4j_recall_widens_a_short_first_fetch_instead_of_repeating_it(neo, monkeypatch):
+    """A filter that few memories pass leaves both one-shot reads short: each arm's loop then starts
+    at four times the first fetch, never with the same query again, and still answers as the
+    separate reads do."""
+    store, ns = neo.store, neo.ns
+    center = unit(4343)
+    save(store, *[mem(ns, f"w{i:02d}", t=i, embedding=near(center, 6000 + i, 0.35), text=f"alpha w{i % 7}",
+                      tags=["rare"] if i % 20 == 0 else []) for i in range(60)])
+    store.vector_min_fetch = 1
+    try:
+        q, flt = near(center, 2, 0.2), MemoryFilter(tags=["rare"])
+        with cypher_trace(monkeypatch) as seen:
+            hits = store.recall(ns, q, 5, ["alpha"], rarest_two, 20, flt, NOW)
+        vector = [params["fetch"] for _, params in seen if "fetch" in params and "vector" in params]
+        lexical = [params["fetch"] for _, params in seen if "fetch" in params and "vector" not in params]
+        first = 5 * store.vector_overfetch
+        assert vector[:2] == [first, 4 * first] and len(set(vector)) == len(vector), vector
+        first = 20 * store.vector_overfetch
+        assert lexical[:2] == [first, 4 * first] and len(set(lexical)) == len(lexical), lexical
+        assert set(hits.vector_ids) == {"w00", "w20", "w40"} and set(hits.lexical_ids) == {"w00", "w20", "w40"}
+        assert_same(neo, q, 5, ["alpha"], rarest_two, 20, flt)
+    finally:
+        store.vector_min_fetch = 32

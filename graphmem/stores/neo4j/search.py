@@ -67,11 +67,15 @@ class SearchMixin(Neo4jBase):
                           flt: MemoryFilter, now_iso: str) -> list[str]:
         if limit <= 0:
             return []
+        return self._vector_from(namespace, vector, limit, flt, now_iso,
+                                 max(limit * self.vector_overfetch, self.vector_min_fetch, 1))
+
+    def _vector_from(self, namespace: str, vector: np.ndarray, limit: int, flt: MemoryFilter, now_iso: str,
+                     fetch: int) -> list[str]:
+        """The vector arm's loop from a first fetch of ``fetch`` hits, x4 while too few pass."""
         params = {"namespace": namespace, "vector": np.asarray(vector, dtype=np.float32).tolist(),
                   **filter_params(flt, now_iso)}
         ranged = {**params, **index_ranges(params)}
-
-        fetch = max(limit * self.vector_overfetch, self.vector_min_fetch, 1)
         while True:     # one round trip: the namespace's size comes with the index search
             row = self._read("vector_search", **ranged, fetch=fetch)[0]
             if row["size"] <= fetch:
@@ -108,9 +112,10 @@ class SearchMixin(Neo4jBase):
         if wants_vector:
             if row["n_docs"] > fetch and (row["passed"] >= vector_limit or row["fetched"] < fetch):
                 self.vector_paths["index"] += 1
-            else:                        # small enough to scan, or too few passed: the general loop
-                assert vector is not None
-                vector_ids = self.vector_candidates(namespace, vector, vector_limit, flt, now_iso)
+            else:                        # small enough to scan, or too few passed: the general loop,
+                assert vector is not None  # from a wider fetch than the one that came back short
+                vector_ids = self._vector_from(namespace, vector, vector_limit, flt, now_iso,
+                                               fetch if row["n_docs"] <= fetch else fetch * 4)
         searched = lookup(stats) if unique else []
         lexical_ids: list[str] = []
         queries = lucene_queries(namespace, searched)
@@ -122,8 +127,9 @@ class SearchMixin(Neo4jBase):
             memories.update((m["id"], to_memory(m)) for m in lex["memories"])
             lexical_ids = list(lex["ids"])
             exhausted = lex["fetched"] < lex_fetch or (len(queries) == 1 and len(lexical_ids) >= lexical_limit)
-            if not exhausted:
-                lexical_ids = self.lexical_candidates(namespace, searched, lexical_limit, flt, now_iso)
+            if not exhausted:            # the general loop, from a wider fetch than the one cut short
+                lexical_ids = self._lexical(namespace, [searched], lexical_limit, flt, now_iso, None,
+                                            first_fetch=int(lex_fetch) * 4)[0]
         missing = [i for i in dict.fromkeys([*vector_ids, *lexical_ids]) if i not in memories]
         if missing:                      # only after a fallback: the ids it found beyond the first reads
             memories.update((m["id"], to_memory(m))
@@ -144,10 +150,11 @@ class SearchMixin(Neo4jBase):
         return out
 
     def _lexical(self, namespace: str, term_lists: list[list[str]], limit: int, flt: MemoryFilter | None,
-                 now_iso: str, exclude_id: str | None) -> list[list[str]]:
+                 now_iso: str, exclude_id: str | None, first_fetch: int | None = None) -> list[list[str]]:
         """Asks the index for the ``limit`` best hits of the namespace (+1 for an excluded id);
         with a filter, ``vector_overfetch`` x that (at least ``vector_min_fetch``), x4 per
-        retry for a request that came back short while the index had more."""
+        retry for a request that came back short while the index had more. ``first_fetch``
+        starts wider (a caller whose own first request came back short)."""
         requests = [lucene_queries(namespace, terms) for terms in term_lists]
         out: list[list[str]] = [[] for _ in term_lists]
         todo = [i for i, queries in enumerate(requests) if queries]
@@ -156,6 +163,7 @@ class SearchMixin(Neo4jBase):
         fetch = limit + (1 if exclude_id else 0)
         if flt is not None and not flt.is_empty():
             fetch = max(fetch * self.vector_overfetch, self.vector_min_fetch)
+        fetch = max(fetch, first_fetch or 0)
         params = {"namespace": namespace, "limit": int(limit), "exclude_id": exclude_id or "",
                   **filter_params(flt, now_iso)}
         while todo:
