@@ -229,6 +229,7 @@ class StoreSettings:
     neo4j_server_info_ttl: float
     neo4j_vector_overfetch: int
     neo4j_vector_min_fetch: int
+    neo4j_as_of_overfetch: int
     recall_overlap_workers: int
     recall_overlap_stores: list[str]
     check_recall_depth: int

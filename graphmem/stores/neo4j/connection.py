@@ -70,6 +70,7 @@ class Neo4jBase:
         # and scan the namespace exactly once it is no larger than that.
         self.vector_overfetch = max(1, cfg.neo4j_vector_overfetch)
         self.vector_min_fetch = max(1, cfg.neo4j_vector_min_fetch)
+        self.as_of_overfetch = max(1, cfg.neo4j_as_of_overfetch)  # first fetches under an as_of filter
         self.vector_paths: Counter[str] = Counter()  # "index" / "scan" (observability, tests)
         try:
             self._driver = GraphDatabase.driver(

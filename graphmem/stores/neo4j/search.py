@@ -67,8 +67,13 @@ class SearchMixin(Neo4jBase):
                           flt: MemoryFilter, now_iso: str) -> list[str]:
         if limit <= 0:
             return []
-        return self._vector_from(namespace, vector, limit, flt, now_iso,
-                                 max(limit * self.vector_overfetch, self.vector_min_fetch, 1))
+        first = self._first_fetch(max(limit * self.vector_overfetch, self.vector_min_fetch, 1), flt)
+        return self._vector_from(namespace, vector, limit, flt, now_iso, first)
+
+    def _first_fetch(self, fetch: int, flt: MemoryFilter | None) -> int:
+        """A recall arm's first fetch: wider under an ``as_of`` filter, which the indexes cannot
+        take and which usually keeps a minority of a namespace (``neo4j_as_of_overfetch``)."""
+        return fetch * self.as_of_overfetch if flt is not None and flt.as_of is not None else fetch
 
     def _vector_from(self, namespace: str, vector: np.ndarray, limit: int, flt: MemoryFilter, now_iso: str,
                      fetch: int) -> list[str]:
@@ -100,7 +105,8 @@ class SearchMixin(Neo4jBase):
         falls back to the loops of ``vector_candidates`` / ``lexical_candidates``."""
         params = filter_params(flt, now_iso)
         wants_vector = vector is not None and vector_limit > 0
-        fetch = max(vector_limit * self.vector_overfetch, self.vector_min_fetch, 1) if wants_vector else 0
+        fetch = (self._first_fetch(max(vector_limit * self.vector_overfetch, self.vector_min_fetch, 1), flt)
+                 if wants_vector else 0)
         unique = list(dict.fromkeys(terms))
         row = self._read("recall_vector", namespace=namespace, terms=unique, fetch=int(fetch),
                          limit=int(max(vector_limit, 0)), **params, **index_ranges(params),
@@ -120,8 +126,8 @@ class SearchMixin(Neo4jBase):
         lexical_ids: list[str] = []
         queries = lucene_queries(namespace, searched)
         if queries and lexical_limit > 0:
-            lex_fetch = lexical_limit if flt.is_empty() else max(lexical_limit * self.vector_overfetch,
-                                                                 self.vector_min_fetch)
+            lex_fetch = lexical_limit if flt.is_empty() else self._first_fetch(
+                max(lexical_limit * self.vector_overfetch, self.vector_min_fetch), flt)
             lex = self._read("recall_lexical", namespace=namespace, queries=queries, fetch=int(lex_fetch),
                              limit=int(lexical_limit), known=sorted(memories), **params)[0]
             memories.update((m["id"], to_memory(m)) for m in lex["memories"])
@@ -162,7 +168,7 @@ class SearchMixin(Neo4jBase):
             return out
         fetch = limit + (1 if exclude_id else 0)
         if flt is not None and not flt.is_empty():
-            fetch = max(fetch * self.vector_overfetch, self.vector_min_fetch)
+            fetch = self._first_fetch(max(fetch * self.vector_overfetch, self.vector_min_fetch), flt)
         fetch = max(fetch, first_fetch or 0)
         params = {"namespace": namespace, "limit": int(limit), "exclude_id": exclude_id or "",
                   **filter_params(flt, now_iso)}
