@@ -130,6 +130,8 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         return default_grid()
     elif name == "cv-keys":       # reciprocal-rank fusion in the window key alone (the memory key weighted)
         return keys_grid()
+    elif name == "cv-threaded":   # the memory key's rule in searches over threads, against the rule before
+        return lever_grid("cv-threaded", THREADED_LEVERS)
     elif name == "cv-recall":     # the recall levers: full-text term selection, fusion rule and keys' mix, pools
         return recall_grid()
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
@@ -279,6 +281,12 @@ KEY_LEVERS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+THREADED_LEVERS: list[tuple[str, dict[str, Any]]] = [
+    ("before: memory key weighted context_weight=.5", {"threaded_fusion": "weighted", "context_weight": 0.5}),
+    ("context_weight=.5", {"context_weight": 0.5}),
+]
+
+
 def keys_grid() -> list[tuple[str, str, dict[str, Any]]]:
     """Today's default; reciprocal-rank fusion in the window key only (agent memories without threads
     rank as before), at two mixes; and in both keys (cv-recall's best point, on the unit scale)."""
@@ -420,7 +428,8 @@ def main() -> None:
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
                                                      "cv-model", "cv-topics", "cv-context", "cv-multihop",
-                                                     "cv-windows", "cv-default", "cv-recall", "cv-keys"],
+                                                     "cv-windows", "cv-default", "cv-recall", "cv-keys",
+                                                     "cv-threaded"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")

@@ -302,6 +302,8 @@ class SearchConfig:
     fusion: str = tunable(choices=FUSIONS, description="How the recall channels are fused.")
     context_fusion: str = tunable(choices=FUSIONS, description=(
         "How the context-window key's channels are fused (the memory key's: fusion)."))
+    threaded_fusion: str = tunable(choices=FUSIONS, description=(
+        "How the memory key's channels are fused in a search that also recalls context windows."))
     rrf_k: int = tunable(0, 10000)
     vector_weight: float = tunable(0.0, 10.0)
     lexical_weight: float = tunable(0.0, 10.0)
@@ -439,7 +441,7 @@ def settings_from_dict(data: dict) -> Settings:
         unknown = set(recipe.stages) - set(STAGES)
         if unknown:
             raise ConfigError(f"unknown stage(s) {sorted(unknown)} in recipe {recipe.name}", field="stages")
-        for key in ("fusion", "context_fusion"):
+        for key in ("fusion", "context_fusion", "threaded_fusion"):
             if getattr(recipe, key) not in FUSIONS:
                 raise ConfigError(f"{key} must be one of {', '.join(FUSIONS)}, not {getattr(recipe, key)!r}",
                                   field=key)

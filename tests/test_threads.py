@@ -198,3 +198,39 @@ def test_window_key_recalled_beside_the_memory_key_gives_the_same_answers(engine
     engine.pipeline.overlap = Overlap(0)
     in_turn = answers()
     assert overlapped == in_turn and any("window" in r[2].get("direct", {}) for r in overlapped[0])
+
+
+def memory_key_rrf(direct: dict, k: int) -> float:
+    """The memory key's reciprocal-rank fusion from the ranks ``why.direct`` reports."""
+    return sum((k + 1) / (2 * (k + direct[arm]["rank"])) for arm in ("vector", "lexical") if arm in direct)
+
+
+def test_a_search_over_threads_fuses_the_memory_key_by_threaded_fusion(engine):
+    ns = engine.test_namespace
+    add_thread(engine, ns)
+    engine.add({"id": "solo", "content": "Alice keeps the pottery studio keys in the blue box."}, ns)
+    cfg = engine.settings.recipe("default")
+    query = "Where does Alice take pottery classes?"
+    out = engine.search(query, ns, k=6, trace=True)
+    recall_row = next(s for s in out["trace"]["stages"] if s["stage"] == "recall")
+    assert recall_row["memory_fusion"] == cfg.threaded_fusion == "rrf"
+    for result in out["results"]:
+        direct = result["why"].get("direct")
+        if not direct:
+            continue
+        own = memory_key_rrf(direct, cfg.rrf_k)
+        if "window" in direct:       # a thread member: both keys, mixed by context_weight
+            own = (1 - cfg.context_weight) * own + cfg.context_weight * direct["window"]["fused"]
+        assert direct["fused"] == pytest.approx(own, abs=2e-6), result["id"]
+    # the same memories without threads: the memory key keeps `fusion`, whatever threaded_fusion says
+    plain = f"{ns}-plain"
+    engine.add_batch([{"id": f"p{i}", "content": c} for i, c in enumerate(TURNS)], plain)
+    runs = [engine.search(query, plain, k=5, trace=True, params={"threaded_fusion": rule})
+            for rule in ("rrf", "weighted")]
+    assert [[(r["id"], r["score"]) for r in run["results"]] for run in runs] == \
+        [[(r["id"], r["score"]) for r in runs[0]["results"]]] * 2
+    assert all("memory_fusion" not in s for s in runs[0]["trace"]["stages"])
+    if isinstance(engine.store, SQLiteStore):
+        return
+    for name in (plain, window_namespace(plain)):
+        engine.store.drop_namespace(name)
