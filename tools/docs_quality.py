@@ -31,7 +31,8 @@ FAMILIES = [("lexical", "lexical (BM25)"), ("vector", "vector"), ("hybrid", "hyb
 # CV grids whose families are levers on one default (one table each), by their table title
 FEATURE_GRIDS = {"cv-multihop": "Multi-hop levers", "cv-default": "The default re-chosen (expansion_threaded)",
                  "cv-recall": "Recall levers (full-text term selection, fusion, pool sizes)",
-                 "cv-keys": "Reciprocal-rank fusion per recall key"}
+                 "cv-keys": "Reciprocal-rank fusion per recall key",
+                 "cv-threaded": "The memory key's fusion in searches over threads"}
 CATEGORIES = ["multi_hop", "temporal", "open_domain", "single_hop"]
 
 
