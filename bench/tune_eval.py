@@ -132,6 +132,8 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         return keys_grid()
     elif name == "cv-threaded":   # the memory key's rule in searches over threads, against the rule before
         return lever_grid("cv-threaded", THREADED_LEVERS)
+    elif name == "cv-rrf":        # rrf_k x context_weight as one family, chosen per fold, against the default
+        return rrf_grid()
     elif name == "cv-recall":     # the recall levers: full-text term selection, fusion rule and keys' mix, pools
         return recall_grid()
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
@@ -287,6 +289,18 @@ THREADED_LEVERS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+def rrf_grid() -> list[tuple[str, str, dict[str, Any]]]:
+    """Today's default, and one family of rrf_k x context_weight points tuned per fold (the held-out
+    figure is that of the tuning, not of one point)."""
+    rows: list[tuple[str, str, dict[str, Any]]] = [("default", "default", {})]
+    for k, weight in itertools.product((5, 10, 20, 40), (0.55, 0.65, 0.75)):
+        label = f"default, rrf_k={k} context_weight={weight}"
+        rows.append((label, "default", {"rrf_k": k, "context_weight": weight}))
+        GRID_FAMILIES[label] = "default rrf tuned"
+    GRID_COMPARE["cv-rrf"] = [("default rrf tuned", "default")]
+    return rows
+
+
 def keys_grid() -> list[tuple[str, str, dict[str, Any]]]:
     """Today's default; reciprocal-rank fusion in the window key only (agent memories without threads
     rank as before), at two mixes; and in both keys (cv-recall's best point, on the unit scale)."""
@@ -429,7 +443,7 @@ def main() -> None:
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
                                                      "cv-model", "cv-topics", "cv-context", "cv-multihop",
                                                      "cv-windows", "cv-default", "cv-recall", "cv-keys",
-                                                     "cv-threaded"],
+                                                     "cv-threaded", "cv-rrf"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")
