@@ -32,7 +32,8 @@ FAMILIES = [("lexical", "lexical (BM25)"), ("vector", "vector"), ("hybrid", "hyb
 FEATURE_GRIDS = {"cv-multihop": "Multi-hop levers", "cv-default": "The default re-chosen (expansion_threaded)",
                  "cv-recall": "Recall levers (full-text term selection, fusion, pool sizes)",
                  "cv-keys": "Reciprocal-rank fusion per recall key",
-                 "cv-threaded": "The memory key's fusion in searches over threads"}
+                 "cv-threaded": "The memory key's fusion in searches over threads",
+                 "cv-rrf": "rrf_k and context_weight tuned per fold"}
 CATEGORIES = ["multi_hop", "temporal", "open_domain", "single_hop"]
 
 
