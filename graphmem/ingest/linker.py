@@ -49,12 +49,17 @@ def link_memories(store: MemoryStore, namespace: str, memories: list[Memory], se
     inputs = gather(store, namespace, memories, cfg, stored_labels)
     proposals = [propose_edges(inp.mem, inp.candidates, inp.tag_df, cfg, inp.labels) for inp in inputs]
     batch = {m.id for m in memories}
-    endpoints = sorted({e.other(inp.mem.id) for inp, found in zip(inputs, proposals, strict=True)
-                        for edges in found.values() for e in edges} - batch)
+    # the degree caps weigh an endpoint's stored edges of the types proposed to it, and only those
+    endpoints: dict[str, set[str]] = {edge_type: set() for edge_type in LINK_TYPES}
+    for inp, found in zip(inputs, proposals, strict=True):
+        for edge_type, edges in found.items():
+            endpoints[edge_type].update(e.other(inp.mem.id) for e in edges)
     book = DegreeBook(cfg)
-    book.load([(e.a, e.b, e.type, e.weight) for e in
-               store.edges_of(namespace, endpoints, types=list(LINK_TYPES), with_reasons=False)],
-              skip=set(stored_labels or ()))
+    for edge_type, ids in endpoints.items():
+        if ids - batch:
+            book.load([(e.a, e.b, e.type, e.weight) for e in
+                       store.edges_of(namespace, sorted(ids - batch), types=[edge_type], with_reasons=False)],
+                      skip=set(stored_labels or ()))
     for inp, found in zip(inputs, proposals, strict=True):
         book.accept(inp.mem.id, found)
     added, removed = book.net(namespace)
