@@ -180,16 +180,15 @@ class SearchPipeline:
         own = self._score_key(q, terms, qvec, vec_ids, pool, read, stats)
         # the window key runs first: memories only a window found join the memory key's scores
         windows = self._window_key(q, terms, qvec, own, stats, window_recall()) if window_recall else None
-        # a search over conversation turns (the window key recalled) ranks the memory key by its own rule
-        fused = recall.fuse(own.vector, own.lexical, cfg,
-                            rule=cfg.threaded_fusion if windows is not None else cfg.fusion)
+        rule = recall.memory_key_rule(cfg, windows is not None)
+        fused = recall.fuse(own.vector, own.lexical, cfg, rule=rule)
         if windows is not None:
             weights = (cfg.context_vector_weight, cfg.context_lexical_weight)
             fused = recall.with_windows(fused, recall.fuse(windows.vector, windows.lexical, cfg, weights,
                                                            cfg.context_fusion),
                                         windows.turns, {"memory": set(own.ids), "window": set(windows.ids)},
                                         cfg)
-        extra = {"window": len(windows.ids), "memory_fusion": cfg.threaded_fusion} if windows is not None else {}
+        extra = {"window": len(windows.ids), "memory_fusion": rule} if windows is not None else {}
         found = len(vec_ids) + len(own.lex_ids) + (len(windows.ids) if windows else 0)
         return _Round(fused, own.docs, {"vector": len(vec_ids), "lexical": len(own.lex_ids), **extra}, found)
 

@@ -67,6 +67,13 @@ def _minmax(scores: dict[str, float]) -> dict[str, float]:
     return {k: (v - low) / span if span > 0 else 1.0 for k, v in scores.items()}
 
 
+def memory_key_rule(cfg: SearchConfig, windows_recalled: bool) -> str:
+    """The memory key's fusion rule: ``threaded_fusion`` in a search that also recalls context
+    windows (a namespace holding threads, where rank fusion held out best), else ``fusion`` (agent
+    records without threads keep the weighted rule their expansion was tuned with)."""
+    return cfg.threaded_fusion if windows_recalled else cfg.fusion
+
+
 def fuse(vector: dict[str, float], lexical: dict[str, float], cfg: SearchConfig,
          weights: tuple[float, float] | None = None, rule: str | None = None) -> dict[str, dict]:
     """Per id: fused score plus each channel's rank and raw score (the ``why`` of a direct hit).
