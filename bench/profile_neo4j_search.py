@@ -21,7 +21,7 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
-from neo4j import ManagedTransaction, Session
+from neo4j import ManagedTransaction, Query, Session
 
 from bench.corpus import make_queries
 from bench.meta import run_facts, save_report
@@ -89,14 +89,16 @@ class Meter:
 def capture_queries(engine: Graphmem, query: str, namespace: str) -> list[tuple[str, str, dict]]:
     """(store call, query text, parameters) of every Cypher query one search runs."""
     seen: list[tuple[str, str, dict]] = []
-    names = {Q.load(n): n for n in ("label_counts", "namespace_size", "vector_search",
-                                    "vector_scan", "term_stats", "lexical_search", "memories_get", "neighbors")}
+    names = {Q.load(n): n for n in ("label_counts", "namespace_size", "vector_search", "vector_scan",
+                                    "term_stats", "lexical_search", "memories_get", "neighbors",
+                                    "recall_vector", "recall_lexical")}
     originals = {cls: cls.run for cls in (ManagedTransaction, Session)}
 
     def tracing(original):
-        def run(self, text, parameters=None, **kwargs):
+        def run(self, query, parameters=None, **kwargs):
+            text = query.text if isinstance(query, Query) else query     # the store sends a Query (its timeout)
             seen.append((names.get(text, "?"), text, {**(parameters or {}), **kwargs}))
-            return original(self, text, parameters, **kwargs)
+            return original(self, query, parameters, **kwargs)
         return run
 
     for cls, original in originals.items():
