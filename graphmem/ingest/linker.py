@@ -55,11 +55,12 @@ def link_memories(store: MemoryStore, namespace: str, memories: list[Memory], se
         for edge_type, edges in found.items():
             endpoints[edge_type].update(e.other(inp.mem.id) for e in edges)
     book = DegreeBook(cfg)
+    relinked = set(stored_labels or ())
     for edge_type, ids in endpoints.items():
-        if ids - batch:
+        stored = sorted(ids - batch)
+        if stored:
             book.load([(e.a, e.b, e.type, e.weight) for e in
-                       store.edges_of(namespace, sorted(ids - batch), types=[edge_type], with_reasons=False)],
-                      skip=set(stored_labels or ()))
+                       store.edges_of(namespace, stored, types=[edge_type], with_reasons=False)], skip=relinked)
     for inp, found in zip(inputs, proposals, strict=True):
         book.accept(inp.mem.id, found)
     added, removed = book.net(namespace)
