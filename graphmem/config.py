@@ -241,6 +241,7 @@ class ApiSettings:
     port: int
     threads: int
     keys: list[dict[str, Any]]
+    allowed_hosts: list[str]
     request_timeout: float
     channel_timeout: int
     connection_limit: int
@@ -397,7 +398,9 @@ _ENV = {
     "GRAPHMEM_MODEL_DIR": ("model", "dir"),
     "GRAPHMEM_HOST": ("api", "host"),
     "GRAPHMEM_PORT": ("api", "port"),
+    "GRAPHMEM_ALLOWED_HOSTS": ("api", "allowed_hosts"),
 }
+_ENV_LISTS = {"allowed_hosts"}          # comma-separated in the environment
 
 
 def load_settings(config_path: str | Path | None = None, overrides: dict | None = None,
@@ -416,7 +419,9 @@ def load_settings(config_path: str | Path | None = None, overrides: dict | None 
         for var, (section, key) in _ENV.items():
             if os.environ.get(var):
                 value = os.environ[var]
-                data[section][key] = int(value) if key == "port" else value
+                data[section][key] = (int(value) if key == "port" else
+                                      [v.strip() for v in value.split(",") if v.strip()] if key in _ENV_LISTS
+                                      else value)
     if overrides:
         data = deep_merge(data, overrides)
     return settings_from_dict(data)
@@ -455,6 +460,10 @@ def settings_from_dict(data: dict) -> Settings:
     if not isinstance(model.spin_wait, bool):
         raise ConfigError(f"[model] spin_wait must be true or false, not {model.spin_wait!r}",
                           field="model.spin_wait")
+    api = _build(ApiSettings, data["api"], "api")
+    if not isinstance(api.allowed_hosts, list) or not all(isinstance(h, str) for h in api.allowed_hosts):
+        raise ConfigError(f"[api] allowed_hosts must be a list of host names, not {api.allowed_hosts!r}",
+                          field="api.allowed_hosts")
     return Settings(
         limits=_build(Limits, data["limits"], "limits"),
         health=_build(HealthRules, health, "health"),
@@ -463,7 +472,7 @@ def settings_from_dict(data: dict) -> Settings:
         edges=_build(EdgeSettings, data["edges"], "edges"),
         store=_build(StoreSettings, data["store"], "store"),
         model=model,
-        api=_build(ApiSettings, data["api"], "api"),
+        api=api,
         mcp=_build(McpSettings, data["mcp"], "mcp"),
         topics=_build(TopicSettings, data["topics"], "topics"),
         context=_build(ContextSettings, data["context"], "context"),

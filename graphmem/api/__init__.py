@@ -28,6 +28,7 @@ from graphmem.api.openapi import build_spec
 from graphmem.auth import Keyring
 from graphmem.config import Settings
 from graphmem.engine import Graphmem
+from graphmem.hosts import HostPolicy
 
 access_log = logging.getLogger("graphmem.access")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
@@ -48,6 +49,7 @@ class ApiState:
     keyring: Keyring
     metrics: ApiMetrics
     spec: dict[str, Any]
+    hosts: HostPolicy
 
 
 class FiniteJSONProvider(DefaultJSONProvider):
@@ -61,9 +63,12 @@ class FiniteJSONProvider(DefaultJSONProvider):
 
 
 def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: Keyring | None = None,
-               environ: Mapping[str, str] | None = None, metrics: ApiMetrics | None = None) -> Flask:
+               environ: Mapping[str, str] | None = None, metrics: ApiMetrics | None = None,
+               bind_host: str | None = None) -> Flask:
     """Build the app. Keys come from ``keyring`` or else from ``settings.api.keys`` plus
-    ``GRAPHMEM_API_KEYS`` in ``environ`` (default ``os.environ``)."""
+    ``GRAPHMEM_API_KEYS`` in ``environ`` (default ``os.environ``). Requests must name a host the
+    server answers (``graphmem.hosts``): loopback, ``bind_host`` (default ``[api] host``) or
+    ``[api] allowed_hosts``."""
     settings = settings or engine.settings
     if keyring is None:
         keyring = Keyring.from_settings(settings, os.environ if environ is None else environ)
@@ -73,7 +78,8 @@ def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: K
     json_provider.sort_keys = False   # keep the engine's field order (id, score, kind, memory, why)
     json_provider.compact = True
     app.json = json_provider
-    state = ApiState(engine, settings, keyring, metrics or ApiMetrics(), {})
+    hosts = HostPolicy.for_bind(bind_host or settings.api.host, settings.api.allowed_hosts)
+    state = ApiState(engine, settings, keyring, metrics or ApiMetrics(), {}, hosts)
     app.extensions["graphmem"] = state
     app.url_map.converters["memory_id"] = MemoryIdConverter
     register_error_handlers(app)
@@ -93,7 +99,7 @@ def _state() -> ApiState:
     return current_app.extensions["graphmem"]
 
 
-def _before() -> None:
+def _before() -> Response | None:
     g.started = time.perf_counter()
     incoming = request.headers.get("X-Request-ID", "")
     g.request_id = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex
@@ -102,9 +108,14 @@ def _before() -> None:
     state = _state()
     state.metrics.in_flight.inc()
     g.in_flight = True
+    refused = state.hosts.refusal(request.headers.get("Host"), request.headers.get("Origin"))
+    if refused is not None:                 # before auth: a rebound page learns nothing, not even 401
+        status, body = refused
+        return Response(fastjson.dumps(body), status=status, mimetype="application/json")
     if request.endpoint is not None and request.endpoint not in routes_ops.PUBLIC_ENDPOINTS \
             and request.endpoint not in ui_routes.PUBLIC:
         g.principal = state.keyring.authenticate(request)
+    return None
 
 
 def _after(response: Response) -> Response:

@@ -160,7 +160,7 @@ def serve(cli: CliContext, host: str | None, port: int | None, threads: int | No
         log.info("auth is on", extra={"fields": {"auth": "on", "keys": len(keyring.keys)}})
     engine = cli.engine()
     try:
-        app = create_app(engine, settings, keyring=keyring)
+        app = create_app(engine, settings, keyring=keyring, bind_host=host)
         run_server(app, host, port, threads, shutdown_timeout, settings.limits.max_body_bytes, api=settings.api)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc

@@ -96,22 +96,24 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server(data_dir: Path, env: dict[str, str], *extra: str) -> Iterator[str]:
-    """`graphmem mcp --http` on a free loopback port; yields the endpoint URL."""
+def http_server(data_dir: Path, env: dict[str, str], *extra: str, host: str = "127.0.0.1") -> Iterator[str]:
+    """`graphmem mcp --http` on a free port of loopback address ``host``; yields the endpoint URL."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, *mcp_args(data_dir, None, "--http", "--port", str(port), *extra)],
-                            cwd=ROOT, env=server_env(env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    bind = ("--host", host) if host != "127.0.0.1" else ()
+    args = mcp_args(data_dir, None, "--http", "--port", str(port), *bind, *extra)
+    proc = subprocess.Popen([sys.executable, *args], cwd=ROOT, env=server_env(env),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"mcp --http exited {proc.returncode}: {proc.stderr.read().decode()[-2000:]}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=1):
                 break
             if time.monotonic() > deadline:
                 raise TimeoutError("mcp --http did not start listening")
             time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://{host}:{port}/mcp"
     finally:
         proc.terminate()
         try:
