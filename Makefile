@@ -61,6 +61,7 @@ test-fast: setup
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check graphmem tests bench tools
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 bench: setup
 	$(PY) -m bench.bench_engine

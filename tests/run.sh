@@ -19,4 +19,5 @@ echo "Neo4j for tests: $GRAPHMEM_NEO4J_URI" >&2
 
 ruff check graphmem tests bench tools
 mypy
+lint-imports
 python -m pytest -q -p no:cacheprovider --durations=15 "$@"

@@ -26,8 +26,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from graphmem.embedding.models import MavenSource, ModelSpec
-from graphmem.embedding.prepare import (
+from graphmem.embedding.model_dir import (
     MANIFEST_NAME,
     MODEL_FILE,
     ChecksumMismatchError,
@@ -39,6 +38,7 @@ from graphmem.embedding.prepare import (
     is_prepared,
     sha256_file,
 )
+from graphmem.embedding.models import MavenSource, ModelSpec
 
 SPECIAL_TOKENS = {"cls_token": "[CLS]", "mask_token": "[MASK]", "pad_token": "[PAD]", "sep_token": "[SEP]",
                   "unk_token": "[UNK]"}

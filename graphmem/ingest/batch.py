@@ -7,11 +7,10 @@ one insert after another), and everything it changes is written by one ``save_ba
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from graphmem.errors import GraphmemError, StoreUnavailable
+from graphmem.ingest.context import IngestContext
 from graphmem.ingest.linker import link_memories
 from graphmem.ingest.results import IngestResult
 from graphmem.ingest.supersede_candidates import auto_plan
@@ -19,11 +18,8 @@ from graphmem.ingest.validate import MemoryInput
 from graphmem.model import Edge, Memory
 from graphmem.text import content_hash
 
-if TYPE_CHECKING:
-    from graphmem.ingest.service import Ingestor
 
-
-def write_group(ingestor: Ingestor, namespace: str, group: list[tuple[int, MemoryInput, np.ndarray]],
+def write_group(ingestor: IngestContext, namespace: str, group: list[tuple[int, MemoryInput, np.ndarray]],
                 results: list[IngestResult | None]) -> None:
     """Dedupe, build, link and save one namespace's items (under the write lock); each item's
     result is set at its position in ``results``."""

@@ -4,8 +4,8 @@ and the weights of their automatic edges."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from graphmem.ingest.context import IngestContext
 from graphmem.ingest.health import assess_health, health_score, kept_penalties
 from graphmem.ingest.linking import reason_labels, reweigh
 from graphmem.ingest.source import source_weight
@@ -13,11 +13,8 @@ from graphmem.ingest.topics import extract_topics
 from graphmem.model import LINK_TYPES, Edge
 from graphmem.text import term_counts
 
-if TYPE_CHECKING:
-    from graphmem.ingest.service import Ingestor
 
-
-def rescore(ingestor: Ingestor, namespace: str | None = None) -> dict[str, int]:
+def rescore(ingestor: IngestContext, namespace: str | None = None) -> dict[str, int]:
     """Re-apply health rules and source ranks to stored memories, re-derive their terms with the
     current tokeniser (a store written by an older release is brought up to date), and re-weigh
     their automatic edges from the stored reasons under the current edge rules and tag counts
@@ -67,7 +64,7 @@ def rescore(ingestor: Ingestor, namespace: str | None = None) -> dict[str, int]:
             "edges_reweighted": reweighed, "edges_removed": dropped}
 
 
-def reweigh_edges(ingestor: Ingestor, namespace: str, ids: list[str]) -> tuple[list[Edge], list[Edge]]:
+def reweigh_edges(ingestor: IngestContext, namespace: str, ids: list[str]) -> tuple[list[Edge], list[Edge]]:
     """Automatic edges whose ``a`` end is in ``ids`` (each edge once), re-weighed."""
     batch = set(ids)
     store = ingestor.store
