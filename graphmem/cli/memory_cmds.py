@@ -30,7 +30,8 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     head = text[:limit - 1]
-    cut = head.rsplit(" ", 1)[0] if " " in head else head
+    at_boundary = text[limit - 1] == " "
+    cut = head if at_boundary or " " not in head else head.rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:.-") + "…"
 
 
