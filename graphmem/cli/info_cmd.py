@@ -62,7 +62,8 @@ def info(cli: CliContext, as_json: bool) -> None:
     rows = [
         ("version", report["version"]),
         ("store", f"{store['kind']} {store.get('version') or ''}".strip() + f": {where}"),
-        ("data dir", f"{report['data_dir']} ({report['data_dir_from']})"),
+        ("data dir", f"{report['data_dir']} ({report['data_dir_from']})"
+                     + ("\nwith Neo4j: the embedding cache only" if store["kind"] == "neo4j" else "")),
         ("model", f"{report['model']['name']} ({report['model']['dimension']}-d) in {report['model']['dir']}"),
         ("memories", f"{report['memories']}"
                      + "".join(f"\n{ns}: {n}" for ns, n in report["namespaces"].items())),
