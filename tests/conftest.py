@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,6 +30,13 @@ def neo4j_uri() -> str:
     """The test Neo4j server's Bolt URI: skipped without one, failed under GRAPHMEM_REQUIRE_NEO4J=1."""
     return require_neo4j()
 
+
+# The tests never touch the user's own store: the per-user default data dir (platformdirs, XDG on
+# Linux) points into a temporary dir for this process and every process it starts, and a data dir
+# set in the caller's shell is dropped (each test names its own, or gets this default).
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="graphmem-tests-xdg-data-")
+atexit.register(shutil.rmtree, os.environ["XDG_DATA_HOME"], True)
+os.environ.pop("GRAPHMEM_DATA_DIR", None)
 
 LEGACY_TEST_MODEL = "test-model"
 os.environ["GRAPHMEM_MODEL"] = TEST_MODEL     # every path embeds with the test model (embedding_model.py)

@@ -115,7 +115,7 @@ def test_segment_is_safe_deterministic_and_keeps_different_ids_apart():
 def run(runner, data_dir, *args):
     result = runner.invoke(main, ["--data-dir", str(data_dir), *args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout
 
 
 def open_engine(data_dir, embedder):
@@ -205,7 +205,7 @@ def test_a_bad_file_names_the_place_and_writes_nothing(tmp_path, embedder, case)
     store = tmp_path / "store"
     result = CliRunner().invoke(main, ["--data-dir", str(store), "import", "--format", fmt, str(path)])
     assert result.exit_code == 1 and "bad_export" in result.output and expected in result.output
-    assert json.loads(run(CliRunner(), store, "stats"))["memories"] == 0
+    assert json.loads(run(CliRunner(), store, "stats", "--json"))["memories"] == 0
 
 
 def test_the_same_words_in_two_threads_are_two_turns(tmp_path, embedder):

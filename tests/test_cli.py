@@ -14,7 +14,8 @@ FIXTURE = Path(__file__).parent / "fixtures" / "e2e_agent.jsonl"
 def run(runner, data_dir, *args, input=None):
     result = runner.invoke(main, ["--data-dir", str(data_dir), *args], input=input, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    return result.output
+    assert f"graphmem: store sqlite {data_dir} (--data-dir)" in result.stderr, "every command names its store"
+    return result.stdout
 
 
 def test_cli_tour(tmp_path, embedder):
@@ -35,8 +36,10 @@ def test_cli_tour(tmp_path, embedder):
     out = run(runner, tmp_path, "neighbors", "weird")
     assert "SHARES_TAG" in out
     assert json.loads(run(runner, tmp_path, "get", "hash-fix"))["health"] < 0.6
-    stats = json.loads(run(runner, tmp_path, "stats"))
+    stats = json.loads(run(runner, tmp_path, "stats", "--json"))
     assert stats["memories"] == 16 and stats["server"]["kind"] == "sqlite"
     assert stats["server"]["topology"] == "embedded"
+    table = run(runner, tmp_path, "stats")
+    assert "16 memories on sqlite" in table and "│ SHARES_TAG" in table and "memories per namespace" in table
     bad = runner.invoke(main, ["--data-dir", str(tmp_path), "get", "missing"])
     assert bad.exit_code != 0 and "not_found" in bad.output

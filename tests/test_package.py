@@ -174,7 +174,8 @@ def test_readme_wheel_recipe_prepares_the_model_on_first_use(installed, tmp_path
     home.mkdir()
     seed_default_jar(home / ".cache" / "graphmem" / "downloads")
     fresh = {k: v for k, v in env.items()
-             if k not in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR", "GRAPHMEM_CACHE_DIR", "XDG_CACHE_HOME")}
+             if k not in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR", "GRAPHMEM_CACHE_DIR", "XDG_CACHE_HOME",
+                          "XDG_DATA_HOME")}
     fresh = {**fresh, "HOME": str(home), "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"}
     done = subprocess.run(["bash", "-c", f"set -euo pipefail\n{add}"], cwd=tmp_path, env=fresh,
                           capture_output=True, text=True, timeout=600)
@@ -183,6 +184,9 @@ def test_readme_wheel_recipe_prepares_the_model_on_first_use(installed, tmp_path
     memory = json.loads(done.stdout)["memory"]
     assert memory["tags"] == ["backups"] and memory["source"] == "unknown"
     assert list((home / ".cache" / "graphmem" / "models").iterdir()), "prepared into the user's cache"
+    assert (home / ".local" / "share" / "graphmem" / "graphmem.sqlite").is_file(), "the per-user store"
+    assert not (tmp_path / "data").exists(), "nothing written in the folder it ran from"
+    assert f"store sqlite {home}/.local/share/graphmem (per-user default)" in done.stderr, done.stderr
     again = subprocess.run(["bash", "-c", add.replace("every night", "every week")], cwd=tmp_path, env=fresh,
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "preparing" not in again.stderr, again.stderr

@@ -40,8 +40,8 @@ def test_jsonl_import_refuses_each_case_by_line_and_stores_none(tmp_path, embedd
         assert f"line {line}: validation_error: {field}:" in text, (line, field, text)
     for line, message in UNREADABLE.items():
         assert f"line {line}: malformed_json: invalid JSON: {message}" in text, (line, text)
-    stats = runner.invoke(main, ["--data-dir", str(tmp_path / "data"), "stats"], catch_exceptions=False)
-    assert json.loads(stats.output)["memories"] == 2, "only the good lines were written"
+    stats = runner.invoke(main, ["--data-dir", str(tmp_path / "data"), "stats", "--json"], catch_exceptions=False)
+    assert json.loads(stats.stdout)["memories"] == 2, "only the good lines were written"
 
 
 def test_a_chat_export_with_an_unreadable_number_is_refused_whole(tmp_path, embedder):
@@ -61,5 +61,5 @@ def test_chat_messages_with_nul_are_refused(tmp_path, embedder):
     out = runner.invoke(main, ["--data-dir", data, "import", str(source), "--format", "messages"])
     text = " ".join(out.output.split())
     assert "U+0000" in text, text
-    stats = runner.invoke(main, ["--data-dir", str(tmp_path / "data"), "stats"], catch_exceptions=False)
-    assert json.loads(stats.output)["memories"] == 0
+    stats = runner.invoke(main, ["--data-dir", str(tmp_path / "data"), "stats", "--json"], catch_exceptions=False)
+    assert json.loads(stats.stdout)["memories"] == 0

@@ -201,7 +201,7 @@ def test_cli_add_supersedes_and_history(tmp_path, embedder):
     def run(*args):
         result = runner.invoke(main, ["--data-dir", str(tmp_path / "cli"), *args], catch_exceptions=False)
         assert result.exit_code == 0, result.output
-        return json.loads(result.output)
+        return json.loads(result.stdout)
 
     run("add", REDIS6["content"], "--id", "redis-6", "--tags", "redis", "--category", "config")
     run("add", REDIS7["content"], "--id", "redis-7", "--tags", "redis", "--category", "config",

@@ -72,7 +72,7 @@ def test_unset_source_is_the_contract_default_on_every_interface(engine, tmp_pat
     out = runner.invoke(main, ["--data-dir", str(tmp_path / "cli"), "add", "Backups of the staging database run "
                                "nightly.", "--tags", "staging", "--tag", "db"], catch_exceptions=False)
     assert out.exit_code == 0, out.output
-    by_cli = json.loads(out.output)["memory"]
+    by_cli = json.loads(out.stdout)["memory"]
     assert (by_cli["source"], by_cli["tags"]) == (DEFAULT_SOURCE, ["staging", "db"])
 
     http = create_app(engine).test_client().post("/v1/memories", json={"content": "HTTP says hello nightly."})

@@ -38,7 +38,10 @@ def _fields(model: Any) -> dict[str, Any]:
            ok={201: ("Created", "CreateResult"), 200: ("Duplicate of a stored memory", "CreateResult")},
            errors=(400, 403, 409, 413, 415, 422), body="MemoryInput",
            description="Answers 201 with a Location header when created, 200 with `status: duplicate` when "
-                       "the id (with the same content) or the same content is already stored.")
+                       "the id (with the same content) or the same content is already stored: the stored "
+                       "memory is never changed, and what the request carried that it does not hold (new "
+                       "tags, another category, source, reason or metadata) is listed in `not_stored`; "
+                       "PATCH changes a memory. Other content under a stored id is a 409 naming PATCH.")
 def create_memory(body: Any) -> tuple[Response, int] | Response:
     ns = body_namespace(body.namespace)
     result = engine().add({**_fields(body), "namespace": ns}, ns)

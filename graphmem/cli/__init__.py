@@ -9,7 +9,8 @@ from graphmem.cli.context import CliContext, CliGroup
 
 @click.group(cls=CliGroup)
 @click.option("--data-dir", envvar="GRAPHMEM_DATA_DIR", type=click.Path(file_okay=False),
-              help="Embedded store directory (env GRAPHMEM_DATA_DIR).")
+              help="Embedded store directory (env GRAPHMEM_DATA_DIR) [default: the per-user data dir, "
+                   "e.g. ~/.local/share/graphmem; `graphmem info` shows it].")
 @click.option("--config", "config_path", envvar="GRAPHMEM_CONFIG", type=click.Path(dir_okay=False),
               help="TOML config file overriding graphmem/defaults.toml (env GRAPHMEM_CONFIG).")
 @click.option("--store", "store_kind", type=click.Choice(["sqlite", "neo4j"]), envvar="GRAPHMEM_STORE",
@@ -18,7 +19,9 @@ from graphmem.cli.context import CliContext, CliGroup
 @click.pass_context
 def main(ctx: click.Context, data_dir: str | None, config_path: str | None, store_kind: str | None) -> None:
     """graphmem: graph memory for AI agents."""
-    ctx.obj = CliContext(data_dir=data_dir, config_path=config_path, store_kind=store_kind)
+    from_env = ctx.get_parameter_source("data_dir") == click.core.ParameterSource.ENVIRONMENT
+    ctx.obj = CliContext(data_dir=data_dir, config_path=config_path, store_kind=store_kind,
+                         data_dir_origin="GRAPHMEM_DATA_DIR" if from_env else "--data-dir")
 
 
 # -- command registry: each module adds its commands here --------------------------------------
@@ -53,3 +56,7 @@ main.add_command(mcp_command)
 from graphmem.cli import ops_cmds  # noqa: E402
 
 ops_cmds.register(main)
+
+from graphmem.cli.info_cmd import info as info_command  # noqa: E402
+
+main.add_command(info_command)

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from graphmem.cli.context import CliContext, pass_cli
+from graphmem.cli.context import CliContext, pass_cli, store_fields
 from graphmem.cli.serve_cmd import configure_logging, is_loopback
 
 
@@ -38,8 +38,11 @@ def mcp(cli: CliContext, namespace: str | None, use_http: bool, host: str | None
         raise click.ClickException(
             f"refusing to listen on {host!r} without API keys: anyone who can reach it could read and write "
             "every namespace. Configure [api].keys or GRAPHMEM_API_KEYS, or bind to 127.0.0.1.")
+    cli.announce = not use_http           # --http logs JSON lines: the store goes in a log line
     with contextlib.redirect_stdout(sys.stderr):     # stdout is the protocol's wire: nothing else on it
         engine = cli.engine()
+    if use_http:
+        logging.getLogger("graphmem.mcp").info("store opened", extra={"fields": store_fields(settings)})
     try:
         server = GraphmemMcp(engine, namespace, keyring)
         if use_http:

@@ -1,4 +1,7 @@
-"""Memory commands: add, import, get, history, search, neighbors, delete, rescore, stats."""
+"""Memory commands: add, update, import, get, history, search, neighbors, delete, rescore, stats.
+
+Tables never cut an id (columns that hold one fold instead), so any id printed can be copied
+into the next command."""
 
 from __future__ import annotations
 
@@ -19,6 +22,17 @@ console = Console()
 
 def _echo_json(data) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with "…" when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    at_boundary = text[limit - 1] == " "
+    cut = head if at_boundary or " " not in head else head.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.-") + "…"
 
 
 @click.command()
@@ -42,6 +56,25 @@ def add(cli: CliContext, content, tags, category, source, reason, memory_id, thr
             "supersedes": list(supersedes) or None}
     result = cli.engine().add({k: v for k, v in data.items() if v is not None}, namespace)
     _echo_json(result.to_dict())
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--content", help="New content (re-embeds and re-links).")
+@click.option("--tags", "--tag", "tags", multiple=True, help="New tags, replacing the old (repeatable).")
+@click.option("--category")
+@click.option("--source")
+@click.option("--reason")
+@click.option("--namespace", "-n", default="default", show_default=True)
+@pass_cli
+def update(cli: CliContext, memory_id, content, tags, category, source, reason, namespace) -> None:
+    """Change fields of a stored memory (as PATCH /v1/memories/{id}); unset fields stay as they are."""
+    patch = {"content": content, "tags": list(tags) or None, "category": category, "source": source,
+             "reason": reason}
+    patch = {k: v for k, v in patch.items() if v is not None}
+    if not patch:
+        raise click.UsageError("give at least one of --content, --tags, --category, --source, --reason")
+    _echo_json(cli.engine().update(namespace, memory_id, patch).to_dict())
 
 
 IMPORT_FORMATS = ("memories", "chatgpt", "claude", "messages", "transcript")
@@ -139,13 +172,13 @@ def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categor
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
     table.add_column("kind")
-    table.add_column("memory")
+    table.add_column("memory", overflow="fold", ratio=3)
     if explain:
-        table.add_column("why")
+        table.add_column("why", overflow="fold", ratio=2)
     for i, res in enumerate(out["results"], start=1):
         mem = res["memory"]
         row = [str(i), f"{res['score']:.4f}", res["kind"],
-               f"{escape(mem['content'][:90])}\n[dim]{escape(mem['id'])} · {escape(mem['source'])} · "
+               f"{escape(clip(mem['content'], 90))}\n[dim]{escape(mem['id'])} · {escape(mem['source'])} · "
                f"health {mem['health']:.2f}[/dim]"]
         if explain:
             row.append(escape(_why_text(res["why"])))
@@ -168,12 +201,14 @@ def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categor
 def neighbors(cli: CliContext, memory_id, namespace, min_weight) -> None:
     """One-hop neighbourhood of a memory with edge types, weights and reasons."""
     out = cli.engine().neighbors(namespace, memory_id, min_weight=min_weight)
-    table = Table(title=escape(f"neighbors of {memory_id}: {out['memory']['content'][:60]}"))
-    for col in ("type", "weight", "reason", "neighbor"):
-        table.add_column(col)
+    table = Table(title=escape(f"neighbors of {memory_id}: {clip(out['memory']['content'], 60)}"))
+    table.add_column("type")
+    table.add_column("weight", justify="right")
+    table.add_column("reason", overflow="fold")
+    table.add_column("neighbor", overflow="fold")
     for n in out["neighbors"]:
-        table.add_row(n["type"], f"{n['weight']:.3f}", escape(json.dumps(n["reason"])[:60]),
-                      f"{escape(n['memory']['content'][:70])}\n[dim]{escape(n['memory']['id'])}[/dim]")
+        table.add_row(n["type"], f"{n['weight']:.3f}", escape(clip(json.dumps(n["reason"]), 60)),
+                      f"{escape(clip(n['memory']['content'], 70))}\n[dim]{escape(n['memory']['id'])}[/dim]")
     console.print(table)
 
 
@@ -187,10 +222,34 @@ def rescore(cli: CliContext, namespace) -> None:
 
 @click.command()
 @click.option("--namespace", "-n", default=None, help="Only this namespace (default: all).")
+@click.option("--json", "as_json", is_flag=True, help="Print the raw JSON report (for scripts).")
 @pass_cli
-def stats(cli: CliContext, namespace) -> None:
+def stats(cli: CliContext, namespace, as_json) -> None:
     """Counts per namespace, edges per type, degree stats, health distribution."""
-    _echo_json(cli.engine().stats_report(namespace))
+    report = cli.engine().stats_report(namespace)
+    if as_json:
+        _echo_json(report)
+        return
+    server = report["server"]
+    console.print(f"{report['memories']} memories on {server['kind']} {server['version']} ({server['topology']})")
+    spaces = Table(title="memories per namespace")
+    spaces.add_column("namespace", overflow="fold")
+    spaces.add_column("memories", justify="right")
+    for ns, count in report["namespaces"].items():
+        spaces.add_row(escape(ns), str(count))
+    console.print(spaces)
+    edges = Table(title="edges per type")
+    for col in ("type", "edges", "max degree", "mean degree"):
+        edges.add_column(col, justify="left" if col == "type" else "right")
+    for etype, degree in report["degree"].items():
+        edges.add_row(etype, str(report["edges"].get(etype, 0)), str(degree["max"]), f"{degree['mean']:.2f}")
+    console.print(edges)
+    health = Table(title="health")
+    health.add_column("range")
+    health.add_column("memories", justify="right")
+    for band, count in report["health_histogram"].items():
+        health.add_row(escape(band), str(count))
+    console.print(health)
 
 
 @click.command()
@@ -203,6 +262,6 @@ def history(cli: CliContext, memory_id, namespace) -> None:
 
 
 def register(group: click.Group) -> None:
-    for command in (add, import_, get, history, delete, search, neighbors, rescore, stats):
+    for command in (add, update, import_, get, history, delete, search, neighbors, rescore, stats):
         group.add_command(command)
 

@@ -7,7 +7,7 @@ import json
 import click
 from tqdm import tqdm
 
-from graphmem.cli.context import CliContext, pass_cli
+from graphmem.cli.context import CliContext, pass_cli, store_line
 
 
 @click.command("reindex")
@@ -20,7 +20,9 @@ def reindex(cli: CliContext, batch_size: int, force: bool, progress: bool) -> No
     resumes where it stopped. Needed after changing [model] on an existing store."""
     from graphmem.engine import Graphmem
 
-    engine = Graphmem.open(cli.settings(), reindexing=True)
+    settings = cli.settings()
+    engine = Graphmem.open(settings, reindexing=True)
+    click.echo(f"graphmem: {store_line(settings, cli.data_dir_from(settings))}", err=True)
     try:
         total = sum(engine.stats(ns)["memories"] for ns in engine.store.namespaces())
         with tqdm(total=total, unit="mem", desc="reindex", disable=not progress) as bar:

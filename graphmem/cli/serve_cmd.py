@@ -10,6 +10,7 @@ connections, and exits 0.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import json
 import logging
@@ -23,7 +24,7 @@ from typing import Any
 
 import click
 
-from graphmem.cli.context import CliContext, pass_cli
+from graphmem.cli.context import CliContext, pass_cli, store_fields
 from graphmem.config import ApiSettings, load_settings
 
 log = logging.getLogger("graphmem.serve")
@@ -66,9 +67,10 @@ def _busy(channel: Any) -> bool:
 
 def run_server(app: Any, host: str, port: int, threads: int, shutdown_timeout: float = 30.0,
                max_body_bytes: int = 4 * 1024 * 1024, ready: threading.Event | None = None,
-               api: ApiSettings | None = None) -> None:
+               api: ApiSettings | None = None, log_fields: dict[str, Any] | None = None) -> None:
     """Serve ``app`` until SIGTERM/SIGINT, then drain in-flight requests and return. ``api``
-    gives the connection bounds (``http_guard``; defaults.toml [api] when None)."""
+    gives the connection bounds (``http_guard``; defaults.toml [api] when None); ``log_fields``
+    are added to the start line (the store it serves)."""
     from waitress import wasyncore
     from waitress.channel import HTTPChannel
     from waitress.server import BaseWSGIServer, create_server
@@ -97,7 +99,7 @@ def run_server(app: Any, host: str, port: int, threads: int, shutdown_timeout: f
     try:
         for srv in listeners:
             log.info("serving", extra={"fields": {"host": srv.effective_host, "port": int(srv.effective_port),
-                                                  "threads": threads}})
+                                                  "threads": threads, **(log_fields or {})}})
         if ready is not None:
             ready.set()
         while not stop.is_set():
@@ -158,11 +160,22 @@ def serve(cli: CliContext, host: str | None, port: int | None, threads: int | No
                     extra={"fields": {"auth": "off"}})
     else:
         log.info("auth is on", extra={"fields": {"auth": "on", "keys": len(keyring.keys)}})
+    cli.announce = False                 # stderr is JSON lines here: the store is in the "serving" line
     engine = cli.engine()
     try:
         app = create_app(engine, settings, keyring=keyring, bind_host=host)
-        run_server(app, host, port, threads, shutdown_timeout, settings.limits.max_body_bytes, api=settings.api)
+        run_server(app, host, port, threads, shutdown_timeout, settings.limits.max_body_bytes, api=settings.api,
+                   log_fields=store_fields(settings))
     except OSError as exc:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
+        raise click.ClickException(listen_error(host, port, exc)) from exc
     finally:
         engine.close()
+
+
+def listen_error(host: str, port: int, exc: OSError) -> str:
+    """Why the server cannot listen, with the next step when the port is taken."""
+    if exc.errno == errno.EADDRINUSE:
+        return (f"cannot listen on {host}:{port}: the port is in use (another graphmem serve?). "
+                f"Pick another with --port, e.g. `graphmem serve --port {port + 1}` or "
+                f"`make serve PORT={port + 1}` (--port 0 picks a free one), or stop the process holding it.")
+    return f"cannot listen on {host}:{port}: {exc}"

@@ -80,11 +80,17 @@ class Memory(Output):
     seq: int | None = Field(None, description="Its position in the thread (none: created_at order).")
 
 
+NOT_STORED = ("A duplicate's fields the stored memory does not hold (tags it lacks; a category, source, "
+              "reason or metadata with another value): an add never changes a stored memory, PATCH does.")
+
+
 class CreateResult(Output):
     status: Literal["created", "duplicate"]
     id: str
     memory: Memory
     duplicate_of: str | None = None
+    not_stored: dict[str, Any] | None = Field(None, description=NOT_STORED)
+    note: str | None = Field(None, description="With not_stored: what to do to store them.")
 
 
 class BatchItemResult(Output):
@@ -93,6 +99,8 @@ class BatchItemResult(Output):
     id: str | None = None
     memory: Memory | None = None
     duplicate_of: str | None = None
+    not_stored: dict[str, Any] | None = Field(None, description=NOT_STORED)
+    note: str | None = Field(None, description="With not_stored: what to do to store them.")
     error: ErrorDetail | None = None
 
 

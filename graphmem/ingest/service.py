@@ -25,7 +25,7 @@ from graphmem.ingest.build import build_memory
 from graphmem.ingest.evidence import check_evidence
 from graphmem.ingest.linker import link_memories
 from graphmem.ingest.rescore import rescore
-from graphmem.ingest.results import IngestResult, PreparedBatch
+from graphmem.ingest.results import IngestResult, PreparedBatch, duplicate_result
 from graphmem.ingest.supersede import SupersedePlan, Superseder
 from graphmem.ingest.supersede_candidates import auto_plan
 from graphmem.ingest.threads import ThreadKeeper
@@ -91,13 +91,15 @@ class Ingestor:
             found = by_id(inp.id)
             if found is not None:
                 if found.content_hash != content_hash(inp.content):
-                    raise ConflictError(f"id {inp.id!r} already exists with different content", field="id")
-                return IngestResult("duplicate", found, duplicate_of=found.id)
+                    raise ConflictError(f"id {inp.id!r} already exists with different content; to change it, "
+                                        f"update it: PATCH /v1/memories/{inp.id} (CLI: graphmem update "
+                                        f"{inp.id} --content ...; MCP: update_memory)", field="id")
+                return duplicate_result(inp, found)
             if inp.thread is not None:
                 return None
         same = by_hash(content_hash(inp.content))
         if same is not None:
-            return IngestResult("duplicate", same, duplicate_of=same.id)
+            return duplicate_result(inp, same)
         return None
 
     def create(self, data: Any, default_namespace: str = "default") -> IngestResult:

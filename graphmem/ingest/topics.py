@@ -14,6 +14,7 @@ graphmem's own terms of that span (``text.tokenize``), so "Pottery" and "potteri
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from graphmem.config import TopicSettings
 from graphmem.text import STOP_WORDS, quote_found, tokenize
@@ -26,9 +27,17 @@ def _key(span: str) -> str:
     return " ".join(tokenize(span))
 
 
+@lru_cache(maxsize=8)
+def filler_keys(stop_words: tuple[str, ...]) -> frozenset[str]:
+    """The terms of ``[topics] stop_words`` (so every form of a filler word is one)."""
+    return frozenset(_key(word) for word in stop_words) - {""}
+
+
 def _candidates(content: str, rules: TopicSettings) -> list[tuple[int, int, int, str]]:
-    """(priority, order, start, end) spans: names 0, word pairs 1, single words 2."""
+    """(priority, order, start, end) spans: names 0, word pairs 1, single words 2. A filler word
+    (``stop_words``) is neither a word topic nor part of a pair, but may be part of a name."""
     out: list[tuple[int, int, int, str]] = []
+    filler = filler_keys(tuple(rules.stop_words))
     prev_end = 0
     run: list[re.Match] = []           # adjacent content words (no stop word or punctuation between)
     name: list[re.Match] = []          # adjacent capitalised words
@@ -52,7 +61,7 @@ def _candidates(content: str, rules: TopicSettings) -> list[tuple[int, int, int,
             name.append(match)
         else:
             close_name()
-        if is_stop:
+        if is_stop or _key(word) in filler:
             run = []
         else:
             if rules.phrases and run:

@@ -119,7 +119,7 @@ def test_cli_online_backup_dump_restore_and_check(tmp_path, engine):
     def run(*args, code=0):
         result = runner.invoke(main, ["--data-dir", str(args[0]), *args[1:]], catch_exceptions=False)
         assert result.exit_code == code, result.output
-        return result.output
+        return result.stdout
 
     run(data_dir, "backup", "--format", "sqlite", "-o", str(tmp_path / "snap" / "graphmem.sqlite"))
     run(data_dir, "backup", "-o", str(tmp_path / "dump.jsonl"))

@@ -18,7 +18,7 @@ from tests.api.test_api_server import Server
 
 def check_data_dir(data_dir: Path) -> dict:
     result = CliRunner().invoke(main, ["--data-dir", str(data_dir), "check"], catch_exceptions=False)
-    return {"exit_code": result.exit_code, **json.loads(result.output)}
+    return {"exit_code": result.exit_code, **json.loads(result.stdout)}
 
 
 def test_soak_no_5xx_no_lost_writes_check_clean(tmp_path, embedder):
