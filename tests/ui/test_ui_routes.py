@@ -103,7 +103,7 @@ def test_landing_lists_recent_memories_with_a_filter_and_pages(tab, live, reques
     page.fill("#l-thread", "standup")
     page.select_option("#l-sort", "thread")
     page.click("#list-form button[type=submit]")
-    expect(page.locator("#list-pager .page-no")).to_have_text(" page 1 ")
+    expect(page.locator("#list li.row").first).to_have_attribute("data-id", "chat-0")
     expect(page.locator("#list li.row")).to_have_count(2)
     assert ids(page, "#list li.row") == listed(live, thread="standup", sort="thread", current_only="true",
                                                limit=2) == ["chat-0", "chat-1"]
@@ -140,6 +140,8 @@ def test_a_deep_link_runs_a_search_with_its_parameters_and_back_returns_to_it(ta
     fits(page)
     page.click(f"#results li.result[data-id='{want[0]['id']}'] a.mem")
     expect(page.locator("#mem-detail h2")).to_have_text(want[0]["id"])
+    page.evaluate("() => { document.getElementById('results').replaceChildren(); "        # back must redo both
+                  "document.getElementById('q').value = ''; }")
     page.go_back()
     expect(page.locator("#view-search")).to_be_visible()
     expect(page.locator("#results li.result")).to_have_count(len(want))
@@ -177,7 +179,8 @@ def test_the_thread_view_shows_turns_in_order_with_follows_and_windows(tab, live
     follows = page.eval_on_selector_all("#turns li.turn", """items => items.map(i => {
         const f = i.querySelector('.follows'); return f ? f.dataset.to : null; })""")
     assert follows == ["chat-1", "chat-2", None]
-    assert {(f["from"], f["to"]) for f in body["thread"]["follows"]} == {("chat-0", "chat-1"), ("chat-1", "chat-2")}
+    edges = {(f["from"], f["to"]) for f in body["thread"]["follows"]}
+    assert edges == {("chat-0", "chat-1"), ("chat-1", "chat-2")}
     window = page.locator("#turns li.turn[data-id='chat-1'] details.window")
     window.locator("summary").click()
     assert window.locator("a.mem").all_inner_texts() == body["thread"]["windows"]["chat-1"] == order
