@@ -3,6 +3,8 @@
 //
 // {{KEY}} is the sort property and {{DIR}} / {{OP}} its direction (ASC with >, DESC with <), filled
 // in from a whitelist by graphmem.stores.neo4j.reads (model.LIST_SORTS); ties go by id the same way.
+// ORDER BY names the equality-bound namespace first, so the planner may read the created_at sorts
+// in the order of memory_created_order (either way); the other sorts sort the namespace's matches.
 //
 // Parameters: $namespace (string), $limit (int), $thread (string or null: only its turns),
 //   $superseded_only (bool), $after_key (string, float or null), $after_id (string or null): the
@@ -25,6 +27,6 @@ WHERE m.namespace = $namespace AND m.id IS NOT NULL AND m.{{KEY}} IS NOT NULL
   AND ($created_before IS NULL OR m.created_at < $created_before)
   AND ($after_key IS NULL OR m.{{KEY}} {{OP}} $after_key
        OR (m.{{KEY}} = $after_key AND m.id {{OP}} $after_id))
-WITH m ORDER BY m.{{KEY}} {{DIR}}, m.id {{DIR}} LIMIT $limit
+WITH m ORDER BY m.namespace {{DIR}}, m.{{KEY}} {{DIR}}, m.id {{DIR}} LIMIT $limit
 // The memory map is cypher/memory_map.cypher (filled in by the loader).
 RETURN {{MEMORY_MAP}} AS memory;
