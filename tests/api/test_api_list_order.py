@@ -98,3 +98,9 @@ def test_any_cursor_is_a_page_or_a_422(client, cursor, sort):
     assert resp.status_code in (200, 422), (cursor, resp.get_json())
     if resp.status_code == 422:
         assert resp.get_json()["error"]["field"] in ("cursor", None)
+
+
+def test_tags_repeat_as_the_inspector_sends_them(listed):
+    both = all_pages(listed, "tags=deploy&tags=ci&sort=-created")
+    assert both == [["deploy-1"]]
+    assert all_pages(listed, "tags=deploy&sort=created") == [["deploy-1", "deploy-2"]]
