@@ -8,9 +8,9 @@ from typing import Any
 from graphmem.config import Settings, load_settings
 from graphmem.contract import check_recipes
 from graphmem.contract.search import (
-    decode_cursor,
-    encode_cursor,
+    encode_position,
     filters_from,
+    list_order,
     parse_args,
     parse_search,
     search_config,
@@ -22,7 +22,16 @@ from graphmem.ingest.service import Ingestor, IngestResult, PreparedBatch
 from graphmem.ingest.supersede import link_view
 from graphmem.ingest.supersede_candidates import proposals_about
 from graphmem.ingest.validate import validate_namespace
-from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, MemoryFilter, StoreStats, utcnow_iso
+from graphmem.model import (
+    EDGE_TYPES,
+    HEALTH_BINS,
+    Edge,
+    Memory,
+    MemoryFilter,
+    StoreStats,
+    utcnow_iso,
+    window_namespace,
+)
 from graphmem.retrieval.pipeline import SearchOutcome, SearchPipeline, SearchRequest
 from graphmem.stores.base import MemoryStore
 from graphmem.stores.factory import open_store
@@ -220,13 +229,26 @@ class Graphmem:
         return self.run_list(namespace, filters, parse_args(self.settings, "ListArgs", limit=limit, cursor=cursor))
 
     def run_list(self, namespace: str, filters: MemoryFilter, args: Any) -> tuple[list[Memory], str | None]:
-        """One page for a validated ``ListArgs`` (the API's parsed query string)."""
+        """One page for a validated ``ListArgs`` (the API's parsed query string), in its ``sort``."""
         validate_namespace(namespace)
-        position = decode_cursor(args.cursor)
-        rows = self.store.list_memories(namespace, filters, args.limit + 1, position, self.clock())
+        order = list_order(args)
+        if order.is_plain():        # oldest first: the store's index-ordered listing
+            after = (str(order.after[0]), order.after[1]) if order.after else None
+            rows = self.store.list_memories(namespace, filters, args.limit + 1, after, self.clock())
+        else:
+            rows = self.store.list_ordered(namespace, filters, order, args.limit + 1, self.clock())
         page = rows[:args.limit]
-        nxt = encode_cursor(page[-1].created_at, page[-1].id) if len(rows) > args.limit else None
+        nxt = encode_position(order.sort, page[-1]) if len(rows) > args.limit else None
         return page, nxt
+
+    def thread_page(self, namespace: str, thread: str, page: list[Memory]) -> dict[str, Any]:
+        """The FOLLOWS edges and context windows of a thread's listed turns (one read each)."""
+        ids = [m.id for m in page]
+        follows = [{"from": e.reason.get("from", e.a), "to": e.reason.get("to", e.b), "weight": e.weight}
+                   for e in self.store.edges_of(namespace, ids, ["FOLLOWS"])]
+        windows = self.store.get_memories(window_namespace(namespace), ids)
+        return {"id": thread, "follows": follows,
+                "windows": {i: list(windows[i].metadata.get("turns", [])) for i in ids if i in windows}}
 
     def relate(self, namespace: str, from_id: Any, to_id: Any, evidence: Any,
                label: str | None = None, weight: float | None = None) -> Edge:

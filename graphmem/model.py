@@ -276,6 +276,28 @@ class MemoryFilter:
         return True
 
 
+# GET /v1/memories orders: oldest / newest first, weakest / strongest first, and turn order
+# (thread members only, by model.thread_position).
+LIST_SORTS = ("created", "-created", "health", "-health", "thread")
+
+
+@dataclass(frozen=True)
+class ListOrder:
+    """A listing's order and the two filters only a listing has (search never pages by them).
+
+    ``after`` is the previous page's last row: its sort key (created_at, health or thread_pos)
+    and id; the page holds the rows strictly after it in this order."""
+
+    sort: str = "created"
+    thread: str | None = None
+    superseded_only: bool = False
+    after: tuple[str | float, str] | None = None
+
+    def is_plain(self) -> bool:
+        """True for the store's original listing (oldest first, no thread or superseded filter)."""
+        return self.sort == "created" and self.thread is None and not self.superseded_only
+
+
 @dataclass
 class TermStats:
     """Corpus statistics for BM25 within one namespace."""

@@ -77,12 +77,18 @@ def create_batch(body: Any) -> Response:
 
 
 @bp.get("/memories")
-@operation("listMemories", "memories", "List memories, newest first, with filters and a cursor",
-           ok={200: ("One page", "MemoryList")}, errors=(403, 422), args="ListArgs")
+@operation("listMemories", "memories", "List memories with filters, a sort and a cursor",
+           ok={200: ("One page", "MemoryList")}, errors=(403, 422), args="ListArgs",
+           description="Oldest first unless `sort` says otherwise. `next_cursor` pages on in the same sort "
+                       "and filters; a cursor of another sort answers 422. With `thread`, the answer adds "
+                       "the page's FOLLOWS edges and context windows.")
 def list_memories(args: Any) -> Response:
     ns = query_namespace(args.namespace)
     page, next_cursor = engine().run_list(ns, list_filters(args), args)
-    return jsonify({"namespace": ns, "memories": [m.to_dict() for m in page], "next_cursor": next_cursor})
+    out: dict[str, Any] = {"namespace": ns, "memories": [m.to_dict() for m in page], "next_cursor": next_cursor}
+    if args.thread is not None:
+        out["thread"] = engine().thread_page(ns, args.thread, page)
+    return jsonify(out)
 
 
 @bp.get("/memories/<memory_id:memory_id>")

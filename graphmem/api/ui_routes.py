@@ -13,11 +13,11 @@ from flask import Blueprint, Response, abort, redirect, send_from_directory
 from graphmem.api.validation import operation
 
 UI_DIR = Path(__file__).with_name("ui")
-FILES = frozenset({"index.html", "app.js", "views.js", "api.js", "style.css",
+FILES = frozenset({"index.html", "app.js", "views.js", "lists.js", "router.js", "api.js", "style.css",
                    "vendor/cytoscape.esm.min.mjs"})
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
        "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
-PUBLIC = {"ui.page", "ui.page_slash", "ui.asset"}
+PUBLIC = {"ui.root", "ui.page", "ui.page_slash", "ui.asset"}
 
 bp = Blueprint("ui", __name__)
 
@@ -27,6 +27,12 @@ def _secure(resp: Response) -> Response:
     resp.headers["X-Content-Type-Options"] = "nosniff"
     resp.headers["Referrer-Policy"] = "no-referrer"
     return resp
+
+
+@bp.get("/")
+def root() -> Response:
+    """The server's front page is the inspector (a browser opening the bare address lands there)."""
+    return redirect("/ui", code=302)        # type: ignore[return-value]
 
 
 @bp.get("/ui")

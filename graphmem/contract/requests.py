@@ -28,7 +28,7 @@ from graphmem.contract.types import (
     memory_id,
     text,
 )
-from graphmem.model import EDGE_TYPES
+from graphmem.model import EDGE_TYPES, LIST_SORTS
 
 DEFAULT_SOURCE = "unknown"     # a memory stored without a source (HTTP, MCP, CLI and imports alike)
 PATCHABLE = ("content", "tags", "category", "source", "reason", "metadata", "valid_from", "valid_until",
@@ -243,6 +243,14 @@ def limit_models(limits: Limits) -> SimpleNamespace:
         include_expired: bool = False
         current_only: bool = Field(False, description="Drop superseded memories.")
         as_of: Timestamp | None = Field(None, description="Only memories valid at this time.")
+        superseded_only: bool = Field(False, description="Only superseded memories (with current_only: none).")
+        thread: Thread | None = Field(  # type: ignore[valid-type]
+            None, description="Only this conversation's turns; the response adds their FOLLOWS edges and "
+                              "context windows (`thread`).")
+        sort: Literal[LIST_SORTS] = Field(  # type: ignore[valid-type]
+            "created", description="created: oldest first; -created: newest first; health: weakest first; "
+                                   "-health: strongest first; thread: turn order (thread members only). "
+                                   "A cursor pages only the sort it came from.")
 
     class SupersessionArgs(NamespaceArgs):
         """One SUPERSEDES link, by its two ends (undo restores the older memory's state before it)."""

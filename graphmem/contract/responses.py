@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field, NonNegativeInt, RootModel
 
+from graphmem.contract.listing import ThreadPage
 from graphmem.contract.types import Output
 from graphmem.model import EDGE_TYPES
 
@@ -120,6 +121,7 @@ class MemoryList(Output):
     namespace: str
     memories: list[Memory]
     next_cursor: str | None
+    thread: ThreadPage | None = Field(None, description="With `thread=`: the page's FOLLOWS edges and windows.")
 
 
 class Hit(Output):

@@ -15,10 +15,12 @@ from graphmem.config import SearchConfig, Settings
 from graphmem.contract import contract, for_limits, validate
 from graphmem.contract.types import CURSOR_PATTERN
 from graphmem.errors import ValidationError
-from graphmem.model import MemoryFilter
+from graphmem.model import ListOrder, Memory, MemoryFilter
 from graphmem.text import normalize_category, normalize_tag
 
 _CURSOR = re.compile(CURSOR_PATTERN)
+_SORT_KEY_FORMS = {"created": "time", "-created": "time", "health": "health", "-health": "health",
+                   "thread": "thread"}
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -87,3 +89,43 @@ def decode_cursor(cursor: str | None) -> tuple[str, str] | None:
         raise ValidationError("cursor is not valid (use next_cursor of the previous page)", field="cursor")
     created_at, _, memory_id = cursor.partition("~")
     return created_at, memory_id
+
+
+def cursor_form(cursor: str) -> str:
+    """Which sort a well-formed cursor's key belongs to: ``time``, ``health`` or ``thread``."""
+    return {"h": "health", "t": "thread"}.get(cursor[:1], "time")
+
+
+def encode_position(sort: str, last: Memory) -> str:
+    """The cursor after ``last`` in the order ``sort`` (``<key>~<id>``, see CURSOR_PATTERN)."""
+    form = _SORT_KEY_FORMS[sort]
+    if form == "health":
+        return f"h{float(last.health)!r}~{last.id}"
+    if form == "thread":
+        head, created, _ = (last.thread_pos or "").split("|", 2)
+        return f"t{head}|{created}~{last.id}"
+    return encode_cursor(last.created_at, last.id)
+
+
+def decode_position(cursor: str | None, sort: str) -> tuple[str | float, str] | None:
+    """``(sort key, id)`` of a cursor for ``sort``; a cursor of another sort's page is refused."""
+    if not cursor:
+        return None
+    if not _CURSOR.match(cursor):
+        raise ValidationError("cursor is not valid (use next_cursor of the previous page)", field="cursor")
+    form = cursor_form(cursor)
+    if form != _SORT_KEY_FORMS[sort]:
+        raise ValidationError(f"cursor belongs to a list in another order than sort={sort} "
+                              "(use next_cursor of the previous page, with the same sort)", field="cursor")
+    if form == "thread":        # t<seq>|<created_at>~<id>: the key is model.thread_position
+        head, _, rest = cursor[1:].partition("|")
+        created, memory_id = rest[:27], rest[28:]
+        return f"{head}|{created}|{memory_id}", memory_id
+    key, _, memory_id = cursor.partition("~")
+    return (float(key[1:]), memory_id) if form == "health" else (key, memory_id)
+
+
+def list_order(args: Any) -> ListOrder:
+    """The order and listing-only filters of a validated ``ListArgs``, its cursor decoded."""
+    return ListOrder(sort=args.sort, thread=args.thread, superseded_only=args.superseded_only,
+                     after=decode_position(args.cursor, args.sort))

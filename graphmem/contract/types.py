@@ -41,16 +41,20 @@ QUERY_ITEM_PATTERN = rf"^[^,{_CONTROL}]*[^,{_BLANK}][^,{_CONTROL}]*$"
 TEXT_PATTERN = rf"[^{_BLANK}]"
 # The first and last day of the calendar are out: an offset there leaves the UTC range.
 TIMESTAMP_PATTERN = r"^(?!0001-01-01|9999-12-31)[0-9]"
-# A cursor is ``<created_at>~<id>``. Its time is spelled as a real instant only (no month 13, no
+# A cursor is ``<key>~<id>``, the key that of the list's sort: ``<created_at>`` (sorts created,
+# -created), ``h<health>`` (the float's repr: health, -health) or ``t<seq>|<created_at>`` (sort thread:
+# model.thread_position without its id). Its time is spelled as a real instant only (no month 13, no
 # 30 February, no year 0): a position that names no instant would page from nowhere, and a schema
-# that admits it would promise a request the service refuses.
+# that admits it would promise a request the service refuses. Any health is a position (beyond 1:
+# an empty page). The one rule past the schema: a cursor pages only the sort whose key it holds.
 _YEAR = r"(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)"
 _LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
 _MONTH_DAY = (r"(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
               r"|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)")
 _DATE = rf"(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
 _TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z"
-CURSOR_PATTERN = rf"^{_DATE}T{_TIME}~.+$"
+_HEALTH_KEY = r"(?:[01]\.[0-9]{1,17}|[1-9](?:\.[0-9]{1,16})?e-[0-9]{2,3})"
+CURSOR_PATTERN = rf"^(?:{_DATE}T{_TIME}|h{_HEALTH_KEY}|t(?:[0-9]{{16}}|~)\|{_DATE}T{_TIME})~.+$"
 PATTERN_MEANING = {
     NAMESPACE_PATTERN: "must be 1-64 characters of letters, digits, '_', '-', '.', ':' (starting with a letter "
                        "or digit)",

@@ -21,7 +21,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from graphmem.errors import StoreConfigError
-from graphmem.model import Edge, Memory, MemoryFilter, ServerInfo, StoreStats, TermStats
+from graphmem.model import Edge, ListOrder, Memory, MemoryFilter, ServerInfo, StoreStats, TermStats
 
 
 @dataclass
@@ -110,6 +110,10 @@ class MemoryStore(Protocol):
     def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
                       after: tuple[str, str] | None = None, now_iso: str = "") -> list[Memory]:
         """Filtered page; ``now_iso`` decides expiry (empty: nothing counts as expired)."""
+
+    def list_ordered(self, namespace: str, flt: MemoryFilter, order: ListOrder, limit: int,
+                     now_iso: str = "") -> list[Memory]:
+        """A page in ``order.sort`` after ``order.after``, with ``order``'s thread and superseded filters."""
 
     def iter_memories(self, namespace: str, batch_size: int = 500) -> Iterator[list[Memory]]: ...
 

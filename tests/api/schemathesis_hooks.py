@@ -7,7 +7,9 @@ generated.
   positive cases get a quote taken from their source text.
 - The number rule (``graphmem.contract.numbers``): an integer anywhere, free-form metadata
   included, must lie within +-(2**53 - 1); JSON Schema cannot bound the integers of an open
-  object's values, so positive cases have theirs clamped into that range."""
+  object's values, so positive cases have theirs clamped into that range.
+- A list cursor pages only the sort whose key it holds (``contract.search.decode_position``):
+  positive cases whose cursor holds another sort's key get the sort that cursor belongs to."""
 
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ import schemathesis
 from schemathesis.generation import GenerationMode
 
 from graphmem.contract.numbers import MAX_SAFE_INTEGER
+from graphmem.contract.search import cursor_form
+
+_SORT_FORM = {"created": "time", "-created": "time", "health": "health", "-health": "health", "thread": "thread"}
 
 
 def _evidences(body: Any) -> list[dict[str, Any]]:
@@ -44,6 +49,11 @@ def map_case(context: Any, case: Any) -> Any:
     if case.meta is None or case.meta.generation.mode != GenerationMode.POSITIVE:
         return case
     case.body = _safe_integers(case.body)
+    query = case.query if isinstance(case.query, dict) else {}
+    if isinstance(query.get("cursor"), str) and query["cursor"]:
+        form = cursor_form(query["cursor"])
+        if _SORT_FORM.get(query.get("sort", "created")) != form:
+            query["sort"] = {"time": "created", "health": "health", "thread": "thread"}[form]
     for evidence in _evidences(case.body):
         source = evidence.get("source_text")
         if isinstance(source, str) and source.strip() and isinstance(evidence.get("quote"), str):

@@ -7,59 +7,20 @@ are enforced; stored markup stays text. ``GRAPHMEM_UI_SCREENSHOTS=1`` also saves
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from urllib.parse import urlparse
 
-import pytest
 import requests
-from playwright.sync_api import Page, expect, sync_playwright
+from conftest import open_page
+from playwright.sync_api import Page, expect
 from ui_seed import KEY, XSS
 
 from graphmem.client import GraphmemClient
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SHOTS = os.environ.get("GRAPHMEM_UI_SCREENSHOTS") == "1"
 # A write on a busy Neo4j can take seconds (a cold query compile): expect waits as long as wait_for_selector.
 expect.set_options(timeout=30_000)
-
-
-class Watch:
-    """Console errors, uncaught exceptions and requests that leave the server, for one page."""
-
-    def __init__(self, page: Page, base: str):
-        self.errors: list[str] = []
-        self.foreign: list[str] = []
-        host = urlparse(base).netloc
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("request", lambda r: self.foreign.append(r.url)
-                if urlparse(r.url).scheme != "data" and urlparse(r.url).netloc != host else None)
-
-    def clean(self) -> None:
-        assert not self.errors, self.errors
-        assert not self.foreign, self.foreign
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser, live):
-    srv, _ns = live
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    p = context.new_page()
-    p.watch = Watch(p, srv.url)           # type: ignore[attr-defined]
-    p.goto(f"{srv.url}/ui")
-    p.wait_for_selector("body[data-ready='1']")
-    yield p
-    context.close()
 
 
 def sign_in(page: Page) -> None:
@@ -69,32 +30,38 @@ def sign_in(page: Page) -> None:
 
 
 def search(page: Page, query: str) -> None:
+    if page.is_hidden("#view-search"):
+        page.click("[data-view=search]")
     page.fill("#q", query)
     page.click("#search-form button[type=submit]")
-    page.wait_for_selector("#results li")
+    page.wait_for_selector("#results li.result")
 
 
-def test_keys_are_enforced_and_the_page_says_so(page, live):
+def test_keys_are_enforced_and_the_page_says_so(browser, live):
     srv, _ns = live
     assert requests.get(f"{srv.url}/v1/stats", timeout=10).status_code == 401
     resp = requests.get(f"{srv.url}/ui", timeout=10)
     assert resp.status_code == 200 and resp.headers["Content-Security-Policy"].startswith("default-src 'self'")
-    page.fill("#q", "database backups")
-    page.click("#search-form button[type=submit]")
-    page.wait_for_selector("#msg:not([hidden])")
-    assert "needs an API key" in page.inner_text("#msg")
-    page.fill("#key", "not-the-key")
-    page.click("#auth button")
-    page.click("#search-form button[type=submit]")
-    expect(page.locator("#msg")).to_contain_text("not valid")
-    assert "key" not in urlparse(page.url).query and KEY not in page.url
-    assert all("401" in e for e in page.watch.errors), page.watch.errors   # the browser logs each 401
-    assert not page.watch.foreign
+    page = open_page(browser, srv, 1400, signed_in=False)
+    try:
+        expect(page.locator("#msg")).to_contain_text("needs an API key")      # the landing list asks for it
+        page.fill("#key", "not-the-key")
+        page.click("#auth button")
+        expect(page.locator("#msg")).to_contain_text("not valid")
+        sign_in(page)                                      # typed once: the list loads
+        expect(page.locator("#list li.row")).not_to_have_count(0)
+        page.goto(f"{srv.url}/ui#/memory/deploy-1")       # the tab keeps the key for a deep link
+        expect(page.locator("#mem-detail h2")).to_have_text("deploy-1")
+        assert "key" not in urlparse(page.url).query and KEY not in page.url
+        assert all("401" in e for e in page.watch.errors), page.watch.errors   # the browser logs each 401
+        assert not page.watch.foreign
+    finally:
+        page.context.close()
 
 
 def test_search_shows_why_and_trace(page, live):
     srv, _ns = live
-    sign_in(page)
+    page.click("[data-view=search]")
     page.select_option("#recipe", "hybrid_expansion")
     search(page, "how often are database backups taken")
     api = GraphmemClient(srv.url, api_key=KEY).search("how often are database backups taken",
@@ -102,6 +69,7 @@ def test_search_shows_why_and_trace(page, live):
     top = api["results"][0]
     first = page.locator("#results li.result").first
     assert first.get_attribute("data-id") == top["id"] == "db-1"
+    first.locator("details.why summary").click()
     words = first.locator(".why-words").inner_text()
     direct = top["why"]["direct"]
     assert f"vector rank {direct['vector']['rank']}" in words and "Source memory_tool weighs" in words
@@ -135,7 +103,6 @@ def graph_state(page: Page) -> dict:
 
 def test_memory_graph_draws_the_neighbourhood_and_moves_on_click(page, live):
     srv, _ns = live
-    sign_in(page)
     page.click("[data-view=memory]")
     page.fill("#mem-id", "deploy-1")
     page.click("#open-form button")
@@ -165,7 +132,6 @@ def test_memory_graph_draws_the_neighbourhood_and_moves_on_click(page, live):
 
 def test_health_view_shows_histogram_lowest_and_namespaces(page, live):
     srv, ns = live
-    sign_in(page)
     page.click("[data-view=health]")
     page.wait_for_selector("#health-body .histogram")
     stats = GraphmemClient(srv.url, api_key=KEY).stats()
@@ -185,7 +151,6 @@ def test_health_view_shows_histogram_lowest_and_namespaces(page, live):
 def test_add_edit_and_delete_go_through_the_api(page, live):
     srv, _ns = live
     client = GraphmemClient(srv.url, api_key=KEY)
-    sign_in(page)
     page.click("[data-view=add]")
     page.fill("#add-id", "ui-added")
     page.fill("#add-content", "The on-call rotation changes every Monday at nine")
@@ -219,7 +184,6 @@ def test_add_edit_and_delete_go_through_the_api(page, live):
 def test_stored_markup_stays_text(page, live):
     srv, _ns = live
     stored = GraphmemClient(srv.url, api_key=KEY).get("xss-1")
-    sign_in(page)
     search(page, "backup notes")
     page.click("[data-view=memory]")
     page.fill("#mem-id", "xss-1")
@@ -228,6 +192,8 @@ def test_stored_markup_stays_text(page, live):
     assert page.inner_text("#mem-detail tr[data-field=content] td") == XSS == stored["content"]
     page.click("[data-view=health]")
     page.wait_for_selector("#health-body .histogram")
+    page.click("[data-view=list]")                 # the landing list shows it as text too
+    expect(page.locator("#list li[data-id='xss-1'] .content")).to_have_text(XSS)
     page.click("[data-view=search]")
     pwned = page.evaluate("window.__pwned")
     injected = page.evaluate("document.querySelectorAll('main script, main img, header img').length")
@@ -248,7 +214,6 @@ def test_a_supersession_chain_is_shown_and_walked(page, live):
                          headers={"Authorization": f"Bearer {KEY}"}, timeout=60)
     assert made.status_code == 200, made.text
     try:
-        sign_in(page)
         page.click("[data-view=memory]")
         page.fill("#mem-id", "db-1")
         page.click("#open-form button")

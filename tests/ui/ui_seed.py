@@ -15,6 +15,8 @@ SEED = [
      "seq": 1},
     {"id": "chat-2", "content": "The Thursday sync will start at three and last half an hour", "thread": "standup",
      "seq": 2},
+    {"id": "chat-0", "content": "Kickoff: who should run the weekly sync from now on?", "thread": "standup",
+     "seq": 0},                                  # written last, first in the thread
     {"id": "xss-1", "content": XSS, "tags": ["<img src=x onerror=window.__pwned=3>"],
      "category": "<script>window.__pwned=4</script>"},
 ]

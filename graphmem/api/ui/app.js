@@ -1,11 +1,14 @@
-// The inspector's wiring: tabs, the key form, search, the memory page with its neighbourhood
-// graph (cytoscape), health and structure, and edits, all through the /v1 API.
+// The inspector's wiring: hash routes (router.js) to views, the key form, the memory list, search,
+// the memory page with its neighbourhood graph (cytoscape), threads, health and edits, all through /v1.
 import cytoscape from "/ui/vendor/cytoscape.esm.min.mjs";
 import { ApiError, auth, call, el, splitList } from "/ui/api.js";
+import { fillListForm, listFormParams, listQuery, memoryRow, pager, threadTurns } from "/ui/lists.js";
+import { link, parse } from "/ui/router.js";
 import * as V from "/ui/views.js";
 
 const $ = (id) => document.getElementById(id);
-const views = ["search", "memory", "health", "add"];
+const views = ["list", "search", "memory", "thread", "health", "add"];
+let routed = 0;          // each route gets a ticket: a slow answer for a view already left is dropped
 
 function say(text, ok = false) {
   const box = $("msg");
@@ -28,38 +31,81 @@ async function guarded(fn) {
 }
 
 function show(name) {
-  for (const v of views) {
-    $(`view-${v}`).hidden = v !== name;
-    document.querySelector(`[data-view=${v}]`).classList.toggle("active", v === name);
-  }
-  if (name === "health") guarded(loadHealth);
+  for (const v of views) $(`view-${v}`).hidden = v !== name;
+  for (const tab of document.querySelectorAll("nav .tab")) tab.classList.toggle("active", tab.dataset.view === name);
+}
+
+/** Move to a view: a new history entry (so back returns), then render it. */
+function go(view, arg = "", params = {}) {
+  const hash = link(view, arg, params);
+  if (hash !== location.hash) history.pushState(null, "", hash);
+  return route();
+}
+
+// --- memory list --------------------------------------------------------------------------
+async function loadList(params, ticket) {
+  const page = await call("GET", "/v1/memories", { query: listQuery(params) });
+  if (ticket !== routed) return;
+  $("list").replaceChildren(...page.memories.map(memoryRow));
+  if (!page.memories.length) $("list").append(el("li", { class: "muted" }, "No memories match."));
+  $("list-summary").textContent = `${page.memories.length} memories in ${page.namespace}` +
+    (page.next_cursor ? " (more on the next page)" : "");
+  $("list-pager").replaceChildren(...pager("memories", "", params, page.next_cursor));
 }
 
 // --- search -------------------------------------------------------------------------------
-async function loadOptions() {
+const SEARCH_FIELDS = { q: "q", k: "k", tags: "f-tags", category: "f-category", source: "f-source",
+                        min_health: "f-min-health", recipe: "recipe" };
+
+const optionsLoaded = (async () => {
   const spec = await fetch("/openapi.json").then((r) => r.json());
   const schemas = spec.components.schemas;
   const recipes = (schemas.SearchRequest.properties.recipe.anyOf || []).flatMap((s) => s.enum || []);
   for (const r of recipes) $("recipe").append(el("option", { value: r }, r));
-  for (const stage of Object.keys(schemas.Stages.properties)) {
-    $("stages").append(el("label", {}, el("input", { type: "checkbox", checked: true, name: stage, class: "stage" }), stage));
+  for (const stage of Object.keys(schemas.Stages.properties)) {      // each: the recipe's choice, on or off
+    $("stages").append(el("label", { class: "stage-switch" }, `${stage} `,
+      el("select", { name: stage, class: "stage" }, el("option", { value: "" }, "recipe"),
+        el("option", { value: "on" }, "on"), el("option", { value: "off" }, "off"))));
   }
+})().catch((err) => say(explain(err)));
+
+function searchFormParams() {
+  const out = Object.fromEntries(Object.entries(SEARCH_FIELDS).map(([k, id]) => [k, $(id).value.trim()]));
+  if (out.k === "10") out.k = "";
+  const stages = [...document.querySelectorAll("select.stage")];
+  out.on = stages.filter((s) => s.value === "on").map((s) => s.name);
+  out.off = stages.filter((s) => s.value === "off").map((s) => s.name);
+  return out;
 }
 
-async function search() {
+function fillSearchForm(params) {
+  for (const [k, id] of Object.entries(SEARCH_FIELDS)) $(id).value = params.get(k) ?? (k === "k" ? "10" : "");
+  const on = splitList(params.get("on") || "");
+  const off = splitList(params.get("off") || "");
+  for (const s of document.querySelectorAll("select.stage")) {
+    s.value = on.includes(s.name) ? "on" : off.includes(s.name) ? "off" : "";
+  }
+  $("stage-box").open = on.length + off.length > 0;
+}
+
+async function runSearch(params, ticket) {
   const filters = {};
-  const tags = splitList($("f-tags").value);
+  const tags = splitList(params.get("tags") || "");
   if (tags.length) filters.tags = tags;
-  if ($("f-category").value.trim()) filters.categories = [$("f-category").value.trim()];
-  if ($("f-source").value.trim()) filters.sources = [$("f-source").value.trim()];
-  if ($("f-min-health").value !== "") filters.min_health = Number($("f-min-health").value);
-  const stages = Object.fromEntries([...document.querySelectorAll("input.stage")].map((c) => [c.name, c.checked]));
-  const body = { query: $("q").value, k: Number($("k").value) || 10, trace: true, explain: true, stages };
+  if (params.get("category")) filters.categories = [params.get("category")];
+  if (params.get("source")) filters.sources = [params.get("source")];
+  if (params.get("min_health")) filters.min_health = Number(params.get("min_health"));
+  const stages = {};
+  for (const s of splitList(params.get("on") || "")) stages[s] = true;
+  for (const s of splitList(params.get("off") || "")) stages[s] = false;
+  const body = { query: params.get("q"), k: Number(params.get("k")) || 10, trace: true, explain: true };
+  if (Object.keys(stages).length) body.stages = stages;
   if (Object.keys(filters).length) body.filters = filters;
-  if ($("recipe").value) body.recipe = $("recipe").value;
+  if (params.get("recipe")) body.recipe = params.get("recipe");
   const out = await call("POST", "/v1/search", { body });
+  if (ticket !== routed) return;
   $("trace").replaceChildren(V.traceChart(out.trace));
-  $("results").replaceChildren(...out.results.map((r) => V.resultCard(r, openMemory)));
+  $("results").replaceChildren(...out.results.map(V.resultCard));
   if (!out.results.length) $("results").append(el("li", { class: "muted" }, "No results."));
 }
 
@@ -97,24 +143,25 @@ function drawGraph(center, neighbors) {
     const d = e.target.data();
     $("edge-info").textContent = `${d.type} · weight ${d.weight} · reason ${d.reason}`;
   });
-  cy.on("tap", "node", (e) => { if (e.target.id() !== center.id) openMemory(e.target.id()); });
+  cy.on("tap", "node", (e) => { if (e.target.id() !== center.id) go("memory", e.target.id()); });
   window.graphmemCy = cy;        // for the page tests (read-only use)
   const types = [...new Set(neighbors.map((n) => n.type))];
   $("legend").replaceChildren(...types.map((t) => el("span", { class: "chip" },
     el("span", { class: "swatch", style: `background:${V.edgeColour(t)}` }), t)));
-  const open = (id) => el("a", { class: "mem", on: { click: () => openMemory(id) } }, id);
-  const chain = neighbors.filter((n) => n.type === "FOLLOWS").map((n) => el("li", {}, "FOLLOWS ", open(n.memory.id),
-    ` (seq ${n.memory.seq ?? "—"}): ${n.memory.content.slice(0, 60)}`));
+  const chain = neighbors.filter((n) => n.type === "FOLLOWS").map((n) => el("li", {}, "FOLLOWS ",
+    V.memLink(n.memory.id), ` (seq ${n.memory.seq ?? "—"}): ${n.memory.content.slice(0, 60)}`));
   for (const n of neighbors.filter((x) => x.type === "SUPERSEDES")) {    // one step of the chain each way
     const newer = center.superseded_by === n.memory.id;
     chain.push(el("li", { class: newer ? "superseded-by" : "supersedes" }, newer ? "superseded by " : "supersedes ",
-      open(n.memory.id), `: ${n.memory.content.slice(0, 60)}`));
+      V.memLink(n.memory.id), `: ${n.memory.content.slice(0, 60)}`));
   }
   if (center.near_duplicate_of) {         // graphmem's supersession: a later, nearly identical copy
-    chain.push(el("li", { class: "near-dup" }, "near duplicate of ", open(center.near_duplicate_of)));
+    chain.push(el("li", { class: "near-dup" }, "near duplicate of ", V.memLink(center.near_duplicate_of)));
   }
-  $("threads").replaceChildren(chain.length ? el("div", { class: "card" },
-    el("h3", {}, center.thread ? `Thread ${center.thread}` : "Chains"), el("ul", {}, chain)) : "");
+  const title = center.thread
+    ? el("h3", {}, "Thread ", el("a", { class: "thread-link", href: link("thread", center.thread) }, center.thread))
+    : el("h3", {}, "Chains");
+  $("threads").replaceChildren(chain.length || center.thread ? el("div", { class: "card" }, title, el("ul", {}, chain)) : "");
 }
 
 function editForm(m) {
@@ -127,7 +174,7 @@ function editForm(m) {
                       category: $("edit-category").value.trim() || undefined,
                       source: $("edit-source").value.trim() || undefined };
       const updated = await call("PATCH", `/v1/memories/${encodeURIComponent(m.id)}`, { body: patch });
-      await openMemory(updated.id);
+      await go("memory", updated.id);
       say(`Updated ${updated.id}.`, true);
     });
   } } },
@@ -146,51 +193,84 @@ async function remove(id) {
   });
 }
 
-async function openMemory(id) {
-  show("memory");
+async function openMemory(id, ticket) {
   $("mem-id").value = id;
-  await guarded(async () => {
-    const path = `/v1/memories/${encodeURIComponent(id)}`;
-    const [m, nb] = await Promise.all([call("GET", path), call("GET", `${path}/neighbors`)]);
-    $("mem-detail").replaceChildren(el("h2", {}, m.id), V.healthReasons(m), V.memoryTable(m), editForm(m));
-    drawGraph(m, nb.neighbors);
-  });
+  const path = `/v1/memories/${encodeURIComponent(id)}`;
+  const [m, nb] = await Promise.all([call("GET", path), call("GET", `${path}/neighbors`)]);
+  if (ticket !== routed) return;
+  $("mem-detail").replaceChildren(el("h2", {}, m.id), V.healthReasons(m), el("div", { class: "scroll" },
+    V.memoryTable(m)), editForm(m));
+  drawGraph(m, nb.neighbors);
+}
+
+// --- thread -------------------------------------------------------------------------------
+async function loadThread(thread, params, ticket) {
+  const query = { thread, sort: "thread", limit: params.get("limit") || 100, cursor: params.get("cursor") };
+  const page = await call("GET", "/v1/memories", { query });
+  if (ticket !== routed) return;
+  $("thread-title").textContent = `Thread ${thread}`;
+  $("turns").replaceChildren(...threadTurns(page.memories, page.thread));
+  if (!page.memories.length) $("turns").append(el("li", { class: "muted" }, "No turns in this thread."));
+  $("thread-pager").replaceChildren(...pager("thread", thread, params, page.next_cursor));
 }
 
 // --- health and structure -----------------------------------------------------------------
-/** The `want` weakest memories: the histogram says how far up the scale they reach, so only that band
- * is listed (max_health), not the newest page of the whole store. */
-async function lowestHealth(histogram, want) {
-  let total = 0;
-  let upper = 1;
-  for (const [bin, n] of Object.entries(histogram).sort(([a], [b]) => parseFloat(a) - parseFloat(b))) {
-    total += n;
-    upper = Number(bin.split("-")[1]);
-    if (total >= want) break;
+/** The `want` weakest memories: the API lists them weakest first (sort=health). */
+async function loadHealth(ticket) {
+  const [stats, weakest] = await Promise.all([call("GET", "/v1/stats"),
+    call("GET", "/v1/memories", { query: { sort: "health", limit: 10 } })]);
+  if (ticket !== routed) return;
+  $("health-body").replaceChildren(V.healthView(stats, weakest.memories));
+}
+
+// --- routing and wiring -------------------------------------------------------------------
+async function route() {
+  const ticket = ++routed;
+  const { view, arg, params } = parse();
+  if (params.has("ns") && params.get("ns") !== auth.namespace()) {      // a link names its namespace
+    auth.set(auth.key(), params.get("ns"));
+    $("ns").value = auth.namespace();
   }
-  const query = { limit: Math.min(500, Math.max(want, total)), max_health: upper };
-  const page = await call("GET", "/v1/memories", { query });
-  return page.memories.sort((a, b) => a.health - b.health).slice(0, want);
+  document.title = `graphmem · ${view}${arg ? ` ${arg}` : ""}`;
+  if (view === "search") {
+    show("search");
+    await optionsLoaded;
+    fillSearchForm(params);
+    if (!params.get("q")) { $("trace").replaceChildren(); $("results").replaceChildren(); return; }
+    await guarded(() => runSearch(params, ticket));
+  } else if (view === "memory") {
+    show("memory");
+    if (arg) await guarded(() => openMemory(arg, ticket));
+  } else if (view === "thread") {
+    show("thread");
+    await guarded(() => loadThread(arg, params, ticket));
+  } else if (view === "health") {
+    show("health");
+    await guarded(() => loadHealth(ticket));
+  } else if (view === "add") {
+    show("add");
+  } else {
+    show("list");
+    fillListForm(params);
+    await guarded(() => loadList(params, ticket));
+  }
+  if (ticket === routed) document.body.dataset.routed = location.hash || "#/";   // for the page tests
 }
 
-async function loadHealth() {
-  const stats = await call("GET", "/v1/stats");
-  const lowest = await lowestHealth(stats.health_histogram, 10);
-  $("health-body").replaceChildren(V.healthView(stats, lowest, openMemory));
-}
-
-// --- wiring -------------------------------------------------------------------------------
 function init() {
   $("key").value = auth.key();
   $("ns").value = auth.namespace();
-  $("auth").addEventListener("submit", (e) => {
+  $("auth").addEventListener("submit", async (e) => {
     e.preventDefault();
     auth.set($("key").value.trim(), $("ns").value.trim());
-    say("Key and namespace set for this tab.", true);
+    const { view, arg, params } = parse();
+    params.delete("ns");
+    await go(view, arg, Object.fromEntries(params));         // the view again, with the new key
+    if ($("msg").hidden) say("Key and namespace set for this tab.", true);   // else: what the key met
   });
-  for (const v of views) document.querySelector(`[data-view=${v}]`).addEventListener("click", () => show(v));
-  $("search-form").addEventListener("submit", (e) => { e.preventDefault(); guarded(search); });
-  $("open-form").addEventListener("submit", (e) => { e.preventDefault(); openMemory($("mem-id").value.trim()); });
+  $("list-form").addEventListener("submit", (e) => { e.preventDefault(); go("memories", "", listFormParams()); });
+  $("search-form").addEventListener("submit", (e) => { e.preventDefault(); go("search", "", searchFormParams()); });
+  $("open-form").addEventListener("submit", (e) => { e.preventDefault(); go("memory", $("mem-id").value.trim()); });
   $("add-form").addEventListener("submit", (e) => {
     e.preventDefault();
     guarded(async () => {
@@ -199,13 +279,13 @@ function init() {
       if ($("add-category").value.trim()) body.category = $("add-category").value.trim();
       if ($("add-source").value.trim()) body.source = $("add-source").value.trim();
       const out = await call("POST", "/v1/memories", { body });
-      await openMemory(out.id);
+      await go("memory", out.id);
       say(`${out.status === "created" ? "Added" : "Already stored as"} ${out.id}.`, true);
     });
   });
-  show("search");
-  guarded(loadOptions);
+  window.addEventListener("hashchange", route);     // links, typed URLs, back and forward
   document.body.dataset.ready = "1";
+  route();
 }
 
 init();

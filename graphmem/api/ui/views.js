@@ -1,6 +1,7 @@
 // Rendering of API responses: search results with their `why` and trace, memory details,
 // health and structure. Every stored string goes through el() as text.
 import { el } from "/ui/api.js";
+import { link } from "/ui/router.js";
 
 export const EDGE_COLOURS = {
   SHARES_TAG: "#5b8def", SAME_CATEGORY: "#9b59b6", OVERLAPS: "#2ecc71", RELATED: "#e67e22",
@@ -13,7 +14,10 @@ export function edgeColour(type) {
   return EDGE_COLOURS[type];
 }
 
-const num = (x, d = 3) => (typeof x === "number" ? x.toFixed(d).replace(/\.?0+$/, "") : String(x));
+export const num = (x, d = 3) => (typeof x === "number" ? x.toFixed(d).replace(/\.?0+$/, "") : String(x));
+/** A link to a memory's page (a real URL: it opens in a new tab, and back comes back). */
+export const memLink = (id) => el("a", { class: "mem", href: link("memory", id) }, id);
+export const chip = (t) => el("span", { class: "chip" }, t);
 const json = (v) => (typeof v === "string" ? v : JSON.stringify(v));
 
 function hit(name, h) {
@@ -70,21 +74,22 @@ export function traceChart(trace) {
   const bar = (n, cls) => el("span", { class: `bar ${cls}`, style: `width:${Math.round((160 * n) / most)}px` });
   return el("div", { class: "card trace" },
     el("div", {}, `recipe ${trace.recipe} · k ${trace.k} · ${num(trace.total_ms, 1)} ms in all`),
-    el("table", {}, el("tr", {}, ["stage", "in", "out", "ms"].map((h) => el("th", {}, h))),
+    el("div", { class: "scroll" }, el("table", {}, el("tr", {}, ["stage", "in", "out", "ms"].map((h) => el("th", {}, h))),
       trace.stages.map((s) => el("tr", { dataset: { stage: s.stage }, class: s.enabled ? "" : "muted" },
         el("td", {}, s.stage + (s.enabled ? "" : " (off)")),
         el("td", {}, bar(s.in, "in"), ` ${s.in}`), el("td", {}, bar(s.out, "out"), ` ${s.out}`),
-        el("td", {}, num(s.ms, 2))))));
+        el("td", {}, num(s.ms, 2)))))));
 }
 
-export function resultCard(r, open) {
+/** One result, compact: id, score, kind, labels and the content; its `why` folded until opened. */
+export function resultCard(r) {
   const m = r.memory;
   return el("li", { class: "card result", dataset: { id: r.id } },
-    el("div", {}, el("a", { class: "mem", on: { click: () => open(r.id) } }, r.id),
-      ` · score ${num(r.score)} · ${r.kind}`),
-    el("div", { class: "content" }, m.content),
-    el("div", {}, m.tags.map((t) => el("span", { class: "chip" }, t)), m.category ? ` · ${m.category}` : ""),
-    r.why ? [el("div", { class: "why-words" }, whyWords(r.why)), whyTable(r.why)] : null);
+    el("div", { class: "row-head" }, memLink(r.id), el("span", { class: "badge" }, `${num(r.score)} · ${r.kind}`),
+      m.tags.map(chip), m.category ? ` ${m.category}` : ""),
+    el("div", { class: "content clamp" }, m.content),
+    r.why ? el("details", { class: "why" }, el("summary", {}, "why"),
+      el("div", { class: "why-words" }, whyWords(r.why)), el("div", { class: "scroll" }, whyTable(r.why))) : null);
 }
 
 export function memoryTable(m) {
@@ -107,12 +112,12 @@ function barTable(title, entries, cls = "") {
       el("td", {}, el("span", { class: "bar", style: `width:${Math.round((200 * n) / most)}px` }), ` ${n}`)))));
 }
 
-export function healthView(stats, lowest, open) {
+export function healthView(stats, lowest) {
   return el("div", {},
     el("p", {}, `${stats.memories} memories on ${stats.server.kind} (${stats.server.edition} ${stats.server.version})`),
     barTable("Health histogram", Object.entries(stats.health_histogram), "histogram"),
     el("div", { class: "card lowest" }, el("h3", {}, "Lowest health"), el("ol", {}, lowest.map((m) =>
-      el("li", { dataset: { health: m.health } }, el("a", { class: "mem", on: { click: () => open(m.id) } }, m.id),
+      el("li", { dataset: { health: m.health } }, memLink(m.id),
         ` ${num(m.health)} `,
         el("span", { class: "muted" }, m.content.slice(0, 80)),
         el("ul", {}, m.health_reasons.map((p) => el("li", {}, `${p.rule} −${num(p.penalty)}: ${p.detail}`))))))),

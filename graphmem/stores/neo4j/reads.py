@@ -4,10 +4,24 @@ edges of / among memories and the strongest neighbours of seeds."""
 from __future__ import annotations
 
 from collections.abc import Collection
+from functools import cache
 
-from graphmem.model import Edge, Memory, MemoryFilter, is_window_namespace
+from graphmem.model import Edge, ListOrder, Memory, MemoryFilter, is_window_namespace
+from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.connection import _TYPES, Neo4jBase
 from graphmem.stores.neo4j.records import filter_params, to_edge, to_memory
+
+# A list sort (model.LIST_SORTS) -> its property, direction and keyset comparison.
+_LIST_KEYS = {"created": ("created_at", "ASC", ">"), "-created": ("created_at", "DESC", "<"),
+              "health": ("health", "ASC", ">"), "-health": ("health", "DESC", "<"),
+              "thread": ("thread_pos", "ASC", ">")}
+
+
+@cache
+def _page_query(sort: str) -> str:
+    """memories_page.cypher for one whitelisted sort (a value never becomes Cypher text)."""
+    key, direction, op = _LIST_KEYS[sort]
+    return Q.load("memories_page").replace("{{KEY}}", key).replace("{{DIR}}", direction).replace("{{OP}}", op)
 
 
 class ReadsMixin(Neo4jBase):
@@ -37,6 +51,18 @@ class ReadsMixin(Neo4jBase):
         rows = self._read("memories_list", namespace=namespace, limit=int(limit),
                           after_created=after[0] if after else None, after_id=after[1] if after else None,
                           **filter_params(flt, now_iso))
+        return [to_memory(r["memory"]) for r in rows]
+
+    def list_ordered(self, namespace: str, flt: MemoryFilter, order: ListOrder, limit: int,
+                     now_iso: str = "") -> list[Memory]:
+        if limit <= 0:
+            return []
+        params = {"namespace": namespace, "limit": int(limit), "thread": order.thread,
+                  "superseded_only": bool(order.superseded_only),
+                  "after_key": order.after[0] if order.after else None,
+                  "after_id": order.after[1] if order.after else None, **filter_params(flt, now_iso)}
+        query = _page_query(order.sort)
+        rows = self._call("read", lambda timeout: self._read_once(query, params, timeout))
         return [to_memory(r["memory"]) for r in rows]
 
     def namespaces(self) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphmem.fastjson import loads
-from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, is_window_namespace
+from graphmem.model import EDGE_TYPES, Edge, ListOrder, Memory, MemoryFilter, is_window_namespace
 from graphmem.stores.sqlite.connection import SQLiteBase
 from graphmem.stores.sqlite.search import filter_sql
 
@@ -13,6 +13,10 @@ _COLUMNS = ("namespace, id, content, content_hash, tags_json, category, source, 
             "created_at, updated_at, valid_until, expires_at, embedding, health, health_reasons_json, "
             "source_weight, term_counts_json, doc_length, near_duplicate_of, evidence_json, topics_json, "
             "thread, seq, thread_pos, valid_from, superseded_by, valid_start")
+
+# A list sort (model.LIST_SORTS) -> its column and direction (ties: id, the same way).
+_LIST_KEYS = {"created": ("created_at", "ASC"), "-created": ("created_at", "DESC"), "health": ("health", "ASC"),
+              "-health": ("health", "DESC"), "thread": ("thread_pos", "ASC")}
 
 
 class ReadsMixin(SQLiteBase):
@@ -71,6 +75,27 @@ class ReadsMixin(SQLiteBase):
         cols = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
         rows = self.db.execute(f"SELECT {cols} FROM memories m WHERE m.namespace = ?{where} "
                                "ORDER BY m.created_at, m.id LIMIT ?", [namespace, *params, limit]).fetchall()
+        return [self._row_to_memory(r) for r in rows]
+
+    def list_ordered(self, namespace: str, flt: MemoryFilter, order: ListOrder, limit: int,
+                     now_iso: str = "") -> list[Memory]:
+        """A page in ``order.sort`` (the ``ListOrder`` filters too), after ``order.after``."""
+        where, params = filter_sql(flt, now_iso)
+        column, direction = _LIST_KEYS[order.sort]
+        where += f" AND m.{column} IS NOT NULL"
+        if order.thread is not None:
+            where += " AND m.thread = ?"
+            params.append(order.thread)
+        if order.superseded_only:
+            where += " AND m.superseded_by IS NOT NULL"
+        if order.after:
+            op = ">" if direction == "ASC" else "<"
+            where += f" AND (m.{column} {op} ? OR (m.{column} = ? AND m.id {op} ?))"
+            params += [order.after[0], order.after[0], order.after[1]]
+        cols = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
+        rows = self.db.execute(f"SELECT {cols} FROM memories m WHERE m.namespace = ?{where} "
+                               f"ORDER BY m.{column} {direction}, m.id {direction} LIMIT ?",
+                               [namespace, *params, limit]).fetchall()
         return [self._row_to_memory(r) for r in rows]
 
     def namespaces(self) -> list[str]:
