@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from graphmem.config import load_settings  # noqa: E402
 from graphmem.embedding.embedder import load_embedder  # noqa: E402
 from graphmem.embedding.prepare import ensure_model  # noqa: E402
 from graphmem.engine import Graphmem  # noqa: E402
+from graphmem.errors import StoreUnavailable  # noqa: E402
 from graphmem.stores.sqlite import SQLiteStore  # noqa: E402
 from tests.embedding_model import TEST_MODEL  # noqa: E402
 from tests.neo4j_server import neo4j_uri as configured_uri  # noqa: E402
@@ -49,7 +51,7 @@ def _neo4j_test_model_identity():
     written by the store suite before stores checked the model id holds "test-model": relabel it
     once (same 384 dimensions) rather than fail every engine test with the reindex error."""
     if configured_uri():
-        store = open_store()
+        store = _answering_store()
         try:
             record = store.model_record()
             if record["model_id"] == LEGACY_TEST_MODEL:
@@ -57,6 +59,23 @@ def _neo4j_test_model_identity():
         finally:
             store.close()
     yield
+
+
+def _answering_store(wait_s: float = 180.0):
+    """A Neo4j store that has answered a read. A server just started answers its first queries slowly
+    on a busy machine (cold caches, JIT), past the store's own read deadline: wait for one answer,
+    on a fresh store each try (a failed try may have opened its circuit breaker)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        store = open_store()
+        try:
+            store.model_record()
+            return store
+        except StoreUnavailable:
+            store.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(2)
 
 
 @pytest.fixture(scope="session")
