@@ -257,11 +257,13 @@ class Neo4jBase:
         def attempt() -> T:
             if session.tx is None:
                 session.session = self._driver.session(database=self.database, bookmark_manager=self._bookmarks)
-                session.tx = session.session.begin_transaction(timeout=self.timeouts["write"])
+                # the server-side bound of the whole session (a batch's reads and save, a check --repair
+                # of a namespace): the admin one; each call keeps the caller deadline of its kind
+                session.tx = session.session.begin_transaction(timeout=self.timeouts["admin"])
             return work(cast(ManagedTransaction, session.tx))
 
         def wait() -> T:
-            pending = session.pending = self._calls.submit(self._mapped, attempt, self.timeouts["write"])
+            pending = session.pending = self._calls.submit(self._mapped, attempt, self.timeouts["admin"])
             try:
                 return pending.result(timeout=timeout if lock else timeout + self.deadline_grace)
             except FutureTimeout:
