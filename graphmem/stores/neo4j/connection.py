@@ -255,6 +255,8 @@ class Neo4jBase:
         """One call of the session on a call thread (its transaction begun by the first), behind
         the breaker; the caller waits at most ``timeout`` (+ ``deadline_grace`` but for a lock)."""
         def attempt() -> T:
+            if session.closed:          # the caller gave up before this call began: begin nothing
+                raise StoreUnavailable("the write session ended before this call ran", field="store")
             if session.tx is None:
                 session.session = self._driver.session(database=self.database, bookmark_manager=self._bookmarks)
                 # the server-side bound of the whole session (a batch's reads and save, a check --repair
@@ -288,13 +290,16 @@ class Neo4jBase:
 
     def _discard(self, session: WriteSession) -> None:
         """Roll back (if still open) and close the session's transaction on a call thread, once its
-        last call has returned: the caller never waits on it, and a call it gave up on finishes first."""
-        if session.session is None:
+        last call has returned: the caller never waits on it, and a call it gave up on (running, or
+        still in line) finishes first."""
+        if session.closed:
             return
-        driver_session, tx = session.session, session.tx
+        session.closed = True
 
         def close() -> None:
-            for step in ((tx.close if tx is not None else None), driver_session.close):
+            tx, driver_session = session.tx, session.session
+            for step in ((tx.close if tx is not None else None),
+                         (driver_session.close if driver_session is not None else None)):
                 try:
                     if step is not None:
                         step()
@@ -307,7 +312,6 @@ class Neo4jBase:
             except RuntimeError:        # the store is closing: close here
                 close()
 
-        session.session = None
         if session.pending is not None and not session.pending.done():
             session.pending.add_done_callback(later)
         else:

@@ -54,3 +54,4 @@ class WriteSession:
         self.wrote = False
         self.pending: Future | None = None
         self.failed: str | None = None
+        self.closed = False
