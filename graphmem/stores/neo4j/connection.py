@@ -125,19 +125,17 @@ class Neo4jBase:
 
     def _execute(self, write: bool, work: Callable[[ManagedTransaction], T], kind: Kind | None = None,
                  namespaces: Sequence[str] = ()) -> T:
-        """``work`` in one managed transaction (several queries that must see one state). A write
-        first takes the write lock of ``namespaces``; inside this thread's write session, ``work``
-        runs in the session's transaction instead."""
+        """``work`` in one managed transaction (several queries that must see one state). Inside
+        this thread's write session, ``work`` runs in the session's transaction instead; a write of
+        ``namespaces`` outside one is a write session of its own (their lock first, waited for at
+        most ``store.write_wait``, then ``work``, then the commit)."""
         kind = kind or ("write" if write else "read")
         session = self._session()
         if session is not None:
             return self._in_session(session, kind, namespaces, work, write)
         if write and namespaces:
-            keys, plain = lock_keys(namespaces), work
-
-            def work(tx: ManagedTransaction) -> T:
-                _lock(tx, keys)
-                return plain(tx)
+            with self.write_session():
+                return self._execute(write, work, kind, namespaces)
         return self._call(kind, lambda timeout: self._attempt(write, work, timeout))
 
     def _attempt(self, write: bool, work: Callable[[ManagedTransaction], T], timeout: float) -> T:
