@@ -241,9 +241,9 @@ class Neo4jBase:
                 self._session_run(session, self.write_wait, lambda tx: _lock(tx, keys), lock=True)
             except _LockWait:
                 names = ", ".join(repr(k) for k in keys)
-                raise StoreUnavailable(f"another process held the write lock of namespace {names} longer than "
-                                       "store.write_wait seconds; retry", field="store",
-                                       retry_after=RETRY_AFTER) from None
+                raise StoreUnavailable(f"the write lock of namespace {names} was not granted within "
+                                       "store.write_wait seconds (another writer held it, or Neo4j did not "
+                                       "answer); retry", field="store", retry_after=RETRY_AFTER) from None
             session.locked.update(keys)
         session.wrote = session.wrote or write
         return self._session_run(session, self.timeouts[kind], work)
