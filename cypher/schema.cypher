@@ -36,6 +36,7 @@
 //   (:TermDF {namespace, term, df})           document frequency per term
 //   (:CategoryCount {namespace, category, n})   memories per category (router, O(1))
 //   (:NamespaceStats {namespace, n_docs, total_length})
+//   (:NamespaceLock {namespace, at})           the write lock of a namespace (namespace_lock.cypher)
 //   (:Meta {key: 'graphmem', model_id, dimension, layout})
 //       layout 2: TAGGED properties and CategoryCount exist (older databases are
 //       migrated once by ensure_schema, see migrate_*.cypher).
@@ -66,6 +67,11 @@ FOR (m:Meta) REQUIRE m.key IS UNIQUE;
 
 CREATE CONSTRAINT category_count_key IF NOT EXISTS
 FOR (c:CategoryCount) REQUIRE (c.namespace, c.category) IS UNIQUE;
+
+// One lock node per namespace (namespace_lock.cypher): the constraint makes MERGE of a new one
+// safe when two processes write a namespace's first memory at once.
+CREATE CONSTRAINT namespace_lock_key IF NOT EXISTS
+FOR (l:NamespaceLock) REQUIRE l.namespace IS UNIQUE;
 
 CREATE RANGE INDEX memory_namespace IF NOT EXISTS FOR (m:Memory) ON (m.namespace);
 

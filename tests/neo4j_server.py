@@ -80,12 +80,13 @@ def open_store(uri: str | None = None, **over):
 @contextlib.contextmanager
 def cypher_trace(monkeypatch) -> Iterator[list[tuple[str, dict]]]:
     """Every Cypher query the store runs inside the block, with its parameters: in managed
-    transactions (writes, multi-query reads) and as auto-commit reads (``Neo4jStore._read``)."""
-    from neo4j import ManagedTransaction, Session
+    transactions (writes, multi-query reads), in a write session's transaction (an ingest) and as
+    auto-commit reads (``Neo4jStore._read``)."""
+    from neo4j import ManagedTransaction, Session, Transaction
 
     seen: list[tuple[str, dict]] = []
     with monkeypatch.context() as patch:
-        for cls in (ManagedTransaction, Session):
+        for cls in (ManagedTransaction, Transaction, Session):
             def run(self, query, parameters=None, _original=cls.run, **kwargs):
                 text = getattr(query, "text", query)     # a Query carries its transaction timeout
                 seen.append((text, {**(parameters or {}), **kwargs}))

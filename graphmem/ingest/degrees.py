@@ -26,10 +26,11 @@ class DegreeBook:
 
     def load(self, rows: list[tuple[str, str, str, float]], skip: set[str] = frozenset()) -> None:  # type: ignore
         """Stored edges (a, b, type, weight); those touching ``skip`` (memories being re-linked,
-        whose old edges are replaced) are left out."""
+        whose old edges are replaced) are left out, and so is an edge read without its key or
+        weight (a remote store read it while another writer deleted it: it is no longer held)."""
         for a, b, edge_type, weight in rows:
             key = (a, b, edge_type)
-            if key in self.stored or a in skip or b in skip:
+            if key in self.stored or a in skip or b in skip or None in key or weight is None:
                 continue
             self.stored.add(key)
             self._put(key, (-round(weight, 6), a, b))         # model.strength_key, inlined

@@ -169,7 +169,7 @@ class AdminMixin(Neo4jBase):
             for statement in Q.statements("recount_namespace"):
                 tx.run(statement, {"namespace": namespace}).consume()
 
-        self._execute(True, work, kind="admin")
+        self._execute(True, work, kind="admin", namespaces=[namespace])
 
     def drop_namespace(self, namespace: str) -> None:
         """Delete everything stored for ``namespace`` (admin and test cleanup; not in the contract)."""

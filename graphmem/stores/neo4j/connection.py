@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Literal, TypeVar
+from contextlib import contextmanager
+from typing import Any, Literal, TypeVar, cast
 
 from neo4j import READ_ACCESS, GraphDatabase, ManagedTransaction, Query, unit_of_work
 from neo4j.exceptions import (
@@ -29,14 +30,26 @@ from graphmem.model import EDGE_TYPES, ServerInfo
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.breaker import Breaker
 from graphmem.stores.neo4j.retry import with_retries
+from graphmem.stores.neo4j.session import WriteSession, lock_keys, named_namespaces
 
 T = TypeVar("T")
 _TYPES = list(EDGE_TYPES)
 Kind = Literal["read", "write", "admin"]
+RETRY_AFTER = 1     # seconds: another process holds a namespace's write lock for one write, rarely longer
 
 
 def _rows(tx: ManagedTransaction, name: str, params: dict[str, Any]) -> list:
     return list(tx.run(Q.load(name), params))
+
+
+def _lock(tx: ManagedTransaction, keys: list[str]) -> None:
+    """The write locks of ``keys`` (sorted) for the rest of ``tx`` (cypher/namespace_lock.cypher)."""
+    tx.run(Q.load("namespace_lock"), {"namespaces": keys}).consume()
+
+
+class _LockWait(Exception):
+    """A namespace's lock was not granted within ``store.write_wait``: the database answered (a lock
+    wait says nothing about an outage, so the breaker does not count it)."""
 
 
 class Neo4jBase:
@@ -55,6 +68,8 @@ class Neo4jBase:
         self.timeouts: dict[str, float] = {"read": cfg.neo4j_read_timeout, "write": cfg.neo4j_write_timeout,
                                            "admin": cfg.neo4j_admin_timeout}
         self.deadline_grace = cfg.neo4j_deadline_grace
+        self.write_wait = cfg.write_wait    # seconds a write waits for another writer's namespace lock
+        self._local = threading.local()     # this thread's open write session (``write_session``)
         self._calls = ThreadPoolExecutor(max_workers=max(1, cfg.neo4j_call_threads),
                                          thread_name_prefix="neo4j-call")
         self._ping: Future | None = None
@@ -108,9 +123,19 @@ class Neo4jBase:
             raise StoreUnavailable(f"Neo4j at {self.uri} (database {self.database!r}) did not answer within "
                                    f"{deadline:g} s", field="store") from None
 
-    def _execute(self, write: bool, work: Callable[[ManagedTransaction], T], kind: Kind | None = None) -> T:
-        """``work`` in one managed transaction (several queries that must see one state)."""
+    def _execute(self, write: bool, work: Callable[[ManagedTransaction], T], kind: Kind | None = None,
+                 namespaces: Sequence[str] = ()) -> T:
+        """``work`` in one managed transaction (several queries that must see one state). Inside
+        this thread's write session, ``work`` runs in the session's transaction instead; a write of
+        ``namespaces`` outside one is a write session of its own (their lock first, waited for at
+        most ``store.write_wait``, then ``work``, then the commit)."""
         kind = kind or ("write" if write else "read")
+        session = self._session()
+        if session is not None:
+            return self._in_session(session, kind, namespaces, work, write)
+        if write and namespaces:
+            with self.write_session():
+                return self._execute(write, work, kind, namespaces)
         return self._call(kind, lambda timeout: self._attempt(write, work, timeout))
 
     def _attempt(self, write: bool, work: Callable[[ManagedTransaction], T], timeout: float) -> T:
@@ -122,10 +147,16 @@ class Neo4jBase:
         """One query as an auto-commit read (routed to a reader, waits for this process's bookmarks):
         one round trip, where a managed transaction takes two (its COMMIT is a second one). Reads
         are idempotent, so ``with_retries`` may run it again after a lost connection."""
+        session = self._session()
+        if session is not None:
+            return self._in_session(session, "read", named_namespaces(params), lambda tx: _rows(tx, name, params))
         return self._call("read", lambda timeout: self._read_once(Q.load(name), params, timeout))
 
     def _admin_read(self, name: str, **params: Any) -> list:
         """``_read`` under the admin bound (waits on index builds)."""
+        session = self._session()
+        if session is not None:
+            return self._in_session(session, "admin", named_namespaces(params), lambda tx: _rows(tx, name, params))
         return self._call("admin", lambda timeout: self._read_once(Q.load(name), params, timeout))
 
     def _read_once(self, query: str, params: dict[str, Any], timeout: float) -> list:
@@ -137,8 +168,12 @@ class Neo4jBase:
         """``attempt`` within the retry budgets (conflicts retried no longer than the call's
         ``timeout``), the driver's errors mapped to graphmem's."""
         outage_budget, transient_budget = self.retry_budgets
+        return self._mapped(lambda: with_retries(attempt, outage_budget, min(transient_budget, timeout)), timeout)
+
+    def _mapped(self, attempt: Callable[[], T], timeout: float) -> T:
+        """``attempt`` with the driver's errors mapped to graphmem's."""
         try:
-            return with_retries(attempt, outage_budget, min(transient_budget, timeout))
+            return attempt()
         except AuthError as exc:
             raise StoreConfigError(f"Neo4j at {self.uri} refused the credentials: {exc.message}",
                                    field="store.neo4j_password") from exc
@@ -155,7 +190,130 @@ class Neo4jBase:
             raise
 
     def _write(self, name: str, **params: Any) -> list:
-        return self._execute(True, lambda tx: _rows(tx, name, params))
+        return self._execute(True, lambda tx: _rows(tx, name, params), namespaces=named_namespaces(params))
+
+    # -- write sessions (session.py) ---------------------------------------------------------
+    def _session(self) -> WriteSession | None:
+        return getattr(self._local, "session", None)
+
+    @contextmanager
+    def write_session(self) -> Iterator[None]:
+        """One transaction held across a read-plan-write sequence, under the write lock of each
+        namespace it names (taken before its first call naming it): another process's write to
+        that namespace waits until it commits, or gives up after ``store.write_wait`` with a 503.
+        Reentrant. Every store call of this thread inside it runs in that transaction; other
+        threads' calls (searches) do not. It commits on a clean exit, and is rolled back on an
+        error or when it wrote nothing."""
+        current = self._session()
+        if current is not None:
+            current.depth += 1
+            try:
+                yield
+            finally:
+                current.depth -= 1
+            return
+        session = self._local.session = WriteSession()
+        clean = False
+        try:
+            yield
+            clean = True
+        finally:
+            self._local.session = None
+            if clean and session.wrote and session.failed is None:
+                self._commit(session)
+            else:
+                self._discard(session)
+        if clean and session.failed is not None and session.wrote:
+            raise StoreUnavailable(f"the write did not commit: {session.failed}; retry it", field="store",
+                                   retry_after=RETRY_AFTER)
+
+    def _in_session(self, session: WriteSession, kind: Kind, namespaces: Sequence[str],
+                    work: Callable[[ManagedTransaction], T], write: bool = False) -> T:
+        """``work`` in the session's transaction, after the locks of the ``namespaces`` it does not
+        hold yet (waited for at most ``store.write_wait``). Not retried: a statement that failed
+        ended the transaction, so the session fails and its caller's write is not acknowledged."""
+        if session.failed is not None:
+            raise StoreUnavailable(f"this write already failed ({session.failed}); retry it", field="store",
+                                   retry_after=RETRY_AFTER)
+        keys = [k for k in lock_keys(namespaces) if k not in session.locked]
+        if keys:
+            try:
+                self._session_run(session, self.write_wait, lambda tx: _lock(tx, keys), lock=True)
+            except _LockWait:
+                names = ", ".join(repr(k) for k in keys)
+                raise StoreUnavailable(f"the write lock of namespace {names} was not granted within "
+                                       "store.write_wait seconds (another writer held it, or Neo4j did not "
+                                       "answer); retry", field="store", retry_after=RETRY_AFTER) from None
+            session.locked.update(keys)
+        session.wrote = session.wrote or write
+        return self._session_run(session, self.timeouts[kind], work)
+
+    def _session_run(self, session: WriteSession, timeout: float, work: Callable[[ManagedTransaction], T],
+                     lock: bool = False) -> T:
+        """One call of the session on a call thread (its transaction begun by the first), behind
+        the breaker; the caller waits at most ``timeout`` (+ ``deadline_grace`` but for a lock)."""
+        def attempt() -> T:
+            if session.closed:          # the caller gave up before this call began: begin nothing
+                raise StoreUnavailable("the write session ended before this call ran", field="store")
+            if session.tx is None:
+                session.session = self._driver.session(database=self.database, bookmark_manager=self._bookmarks)
+                # the server-side bound of the whole session (a batch's reads and save, a check --repair
+                # of a namespace): the admin one; each call keeps the caller deadline of its kind
+                session.tx = session.session.begin_transaction(timeout=self.timeouts["admin"])
+            return work(cast(ManagedTransaction, session.tx))
+
+        def wait() -> T:
+            pending = session.pending = self._calls.submit(self._mapped, attempt, self.timeouts["admin"])
+            try:
+                return pending.result(timeout=timeout if lock else timeout + self.deadline_grace)
+            except FutureTimeout:
+                if lock:
+                    raise _LockWait() from None
+                raise StoreUnavailable(f"Neo4j at {self.uri} (database {self.database!r}) did not answer within "
+                                       f"{timeout + self.deadline_grace:g} s", field="store") from None
+
+        try:
+            return self.breaker.call(wait)
+        except BaseException as exc:
+            session.failed = session.failed or f"{type(exc).__name__}: {exc}"
+            raise
+
+    def _commit(self, session: WriteSession) -> None:
+        """Commit the session's transaction, bounded like a write (a lost connection meanwhile, an
+        unknown outcome, is a 503 like any write's: retry it)."""
+        try:
+            self._session_run(session, self.timeouts["write"], lambda tx: cast(Any, tx).commit())
+        finally:
+            self._discard(session)
+
+    def _discard(self, session: WriteSession) -> None:
+        """Roll back (if still open) and close the session's transaction on a call thread, once its
+        last call has returned: the caller never waits on it, and a call it gave up on (running, or
+        still in line) finishes first."""
+        if session.closed:
+            return
+        session.closed = True
+
+        def close() -> None:
+            tx, driver_session = session.tx, session.session
+            for step in ((tx.close if tx is not None else None),
+                         (driver_session.close if driver_session is not None else None)):
+                try:
+                    if step is not None:
+                        step()
+                except Exception:       # noqa: BLE001 - a closed or broken connection: nothing to undo
+                    pass
+
+        def later(_: Future | None = None) -> None:
+            try:
+                self._calls.submit(close)
+            except RuntimeError:        # the store is closing: close here
+                close()
+
+        if session.pending is not None and not session.pending.done():
+            session.pending.add_done_callback(later)
+        else:
+            later()
 
     def _auto_commit(self, name: str, params: dict[str, Any]) -> None:
         """Queries that batch with CALL ... IN TRANSACTIONS cannot run in a managed transaction

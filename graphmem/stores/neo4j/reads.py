@@ -9,7 +9,7 @@ from functools import cache
 from graphmem.model import Edge, ListOrder, Memory, MemoryFilter, is_window_namespace
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.connection import _TYPES, Neo4jBase
-from graphmem.stores.neo4j.records import filter_params, to_edge, to_memory
+from graphmem.stores.neo4j.records import filter_params, to_edges, to_memories
 
 # A list sort (model.LIST_SORTS) -> its property, direction and keyset comparison.
 _LIST_KEYS = {"created": ("created_at", "ASC", ">"), "-created": ("created_at", "DESC", "<"),
@@ -31,7 +31,7 @@ class ReadsMixin(Neo4jBase):
         if not unique:
             return {}
         memories = self._read("memories_get", namespace=namespace, ids=unique)[0]["memories"]
-        return {m["id"]: to_memory(m) for m in memories}
+        return to_memories(memories)
 
     def find_by_hash(self, namespace: str, content_hash: str) -> Memory | None:
         return self.find_by_hashes(namespace, [content_hash]).get(content_hash)
@@ -41,7 +41,7 @@ class ReadsMixin(Neo4jBase):
         if not unique:
             return {}
         rows = self._read("memory_by_hash", namespace=namespace, hashes=unique)
-        found = (to_memory(r["memory"]) for r in rows)
+        found = to_memories([r["memory"] for r in rows]).values()
         return {m.content_hash: m for m in found}
 
     def list_memories(self, namespace: str, flt: MemoryFilter, limit: int,
@@ -51,7 +51,7 @@ class ReadsMixin(Neo4jBase):
         rows = self._read("memories_list", namespace=namespace, limit=int(limit),
                           after_created=after[0] if after else None, after_id=after[1] if after else None,
                           **filter_params(flt, now_iso))
-        return [to_memory(r["memory"]) for r in rows]
+        return list(to_memories([r["memory"] for r in rows]).values())
 
     def list_ordered(self, namespace: str, flt: MemoryFilter, order: ListOrder, limit: int,
                      now_iso: str = "") -> list[Memory]:
@@ -84,7 +84,7 @@ class ReadsMixin(Neo4jBase):
             return []
         row = self._read("edges_of", namespace=namespace, ids=unique, types=list(types or _TYPES),
                          with_reasons=with_reasons)[0]
-        return [to_edge(namespace, e) for e in row["edges"]]
+        return to_edges(namespace, row["edges"])
 
     def neighbors(self, namespace: str, seed_ids: list[str], per_seed: int, min_weight: float,
                   edge_types: list[str]) -> list[Edge]:
@@ -106,12 +106,12 @@ class ReadsMixin(Neo4jBase):
                          min_weight=float(min_weight), types=list(edge_types), with_memories=known_ids is not None,
                          known=sorted(known_ids or ()))[0]
         # Oriented seed -> neighbour: ``a`` is the seed here (not the stored direction).
-        return [to_edge(namespace, e) for e in row["edges"]], {m["id"]: to_memory(m) for m in row["memories"]}
+        return to_edges(namespace, row["edges"]), to_memories(row["memories"])
 
     def edges_among(self, namespace: str, ids: list[str]) -> list[Edge]:
         unique = list(dict.fromkeys(ids))
         if not unique:
             return []
         rows = self._read("edges_among", namespace=namespace, ids=unique, types=_TYPES)
-        return [to_edge(namespace, r) for r in rows]
+        return to_edges(namespace, rows)
 

@@ -84,6 +84,12 @@ def to_memory(p: dict[str, Any]) -> Memory:
         superseded_by=p.get("superseded_by"))
 
 
+def to_memories(maps: list[dict[str, Any]]) -> dict[str, Memory]:
+    """id -> memory for the maps of a read, leaving out a map whose node another transaction
+    deleted while the read ran (its properties come back null: the memory is gone)."""
+    return {m["id"]: to_memory(m) for m in maps if m.get("id") is not None and m.get("content") is not None}
+
+
 def edge_param(edge: Edge) -> dict[str, Any]:
     return {"namespace": edge.namespace, "a": edge.a, "b": edge.b, "type": edge.type,
             "weight": float(edge.weight), "reason": json.dumps(edge.reason, sort_keys=True)}
@@ -94,6 +100,17 @@ def to_edge(namespace: str, row) -> Edge:
     values = row.values() if hasattr(row, "values") else row
     a, b, type_, weight, reason = values
     return Edge(namespace, a, b, type_, weight, loads(reason))
+
+
+def to_edges(namespace: str, rows) -> list[Edge]:
+    """The edges of a read, leaving out one that another transaction deleted while the read ran
+    (its endpoints or properties come back null: the edge is gone)."""
+    out = []
+    for row in rows:
+        values = list(row.values() if hasattr(row, "values") else row)
+        if None not in values[:4] and values[4] is not None:
+            out.append(to_edge(namespace, values))
+    return out
 
 
 def filter_params(flt: MemoryFilter | None, now_iso: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import numpy as np
 from graphmem.model import MemoryFilter, TermStats
 from graphmem.stores.base import RecallHits
 from graphmem.stores.neo4j.connection import Neo4jBase
-from graphmem.stores.neo4j.records import filter_params, index_ranges, lucene_queries, to_memory
+from graphmem.stores.neo4j.records import filter_params, index_ranges, lucene_queries, to_memories
 
 
 class SearchMixin(Neo4jBase):
@@ -113,7 +113,7 @@ class SearchMixin(Neo4jBase):
                          vector=(np.asarray(vector, dtype=np.float32).tolist() if wants_vector else []))[0]
         stats = TermStats(n_docs=row["n_docs"], total_length=row["total_length"],
                           df={term: df for term, df in row["df"]})
-        memories = {m["id"]: to_memory(m) for m in row["memories"]}
+        memories = to_memories(row["memories"])
         vector_ids: list[str] = list(row["ids"])
         if wants_vector:
             if row["n_docs"] > fetch and (row["passed"] >= vector_limit or row["fetched"] < fetch):
@@ -130,7 +130,7 @@ class SearchMixin(Neo4jBase):
                 max(lexical_limit * self.vector_overfetch, self.vector_min_fetch), flt)
             lex = self._read("recall_lexical", namespace=namespace, queries=queries, fetch=int(lex_fetch),
                              limit=int(lexical_limit), known=sorted(memories), **params)[0]
-            memories.update((m["id"], to_memory(m)) for m in lex["memories"])
+            memories.update(to_memories(lex["memories"]))
             lexical_ids = list(lex["ids"])
             exhausted = lex["fetched"] < lex_fetch or (len(queries) == 1 and len(lexical_ids) >= lexical_limit)
             if not exhausted:            # the general loop, from a wider fetch than the one cut short
@@ -138,8 +138,8 @@ class SearchMixin(Neo4jBase):
                                             first_fetch=int(lex_fetch) * 4)[0]
         missing = [i for i in dict.fromkeys([*vector_ids, *lexical_ids]) if i not in memories]
         if missing:                      # only after a fallback: the ids it found beyond the first reads
-            memories.update((m["id"], to_memory(m))
-                            for m in self._read("memories_get", namespace=namespace, ids=missing)[0]["memories"])
+            found = self._read("memories_get", namespace=namespace, ids=missing)[0]["memories"]
+            memories.update(to_memories(found))
         return RecallHits(stats, vector_ids, lexical_ids, memories)
 
     def lexical_candidates(self, namespace: str, terms: list[str], limit: int,

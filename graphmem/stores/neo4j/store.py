@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -50,13 +49,12 @@ def _edge_writer(add_edges: list[Edge], remove_edges: list[Edge]) -> Callable[[M
     return write
 
 
+def _edge_namespaces(*edge_lists: Sequence[Edge]) -> list[str]:
+    return sorted({e.namespace for edges in edge_lists for e in edges})
+
+
 class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
     kind = "neo4j"
-
-    def write_session(self) -> AbstractContextManager[None]:
-        """Writes of one process are serialised by the ingestor's lock; each call here is its own
-        transaction (docs/reliability-processes.md: several servers on one Neo4j)."""
-        return nullcontext()
 
     # -- writes ------------------------------------------------------------------------
     def save_memory(self, mem: Memory, add_edges: list[Edge], remove_edges: list[Edge],
@@ -83,7 +81,7 @@ class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
                 self._write_group(tx, namespace, group, upserts[namespace], replace_edges)
             write_edges(tx)
 
-        self._execute(True, work)
+        self._execute(True, work, namespaces=[*groups, *_edge_namespaces(add_edges, remove_edges)])
 
     def _upsert_params(self, namespace: str, memories: list[Memory]) -> dict[str, Any]:
         rows: list[dict[str, Any]] = []
@@ -120,7 +118,8 @@ class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
 
     def write_edges(self, add_edges: list[Edge], remove_edges: list[Edge]) -> None:
         if add_edges or remove_edges:
-            self._execute(True, _edge_writer(add_edges, remove_edges))
+            self._execute(True, _edge_writer(add_edges, remove_edges),
+                          namespaces=_edge_namespaces(add_edges, remove_edges))
 
     def delete_memory(self, namespace: str, memory_id: str, companions: Sequence[str] = (),
                       save: Sequence[Memory] = (), add_edges: Sequence[Edge] = ()) -> bool:
@@ -147,7 +146,7 @@ class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
             write_edges(tx)
             return True
 
-        return self._execute(True, work)
+        return self._execute(True, work, namespaces=[namespace, *companions, *groups])
 
     def update_health(self, namespace: str, updates: list[tuple[str, float, list, float]]) -> int:
         rows = [{"id": i, "health": float(h), "health_reasons": json.dumps([p.to_dict() for p in reasons]),
