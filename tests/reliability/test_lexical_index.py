@@ -101,7 +101,8 @@ def test_lifecycle_keeps_the_index_exact(lexical_engine, tmp_path, make_engine):
 def test_expired_rows_stay_indexed_and_filtered(tmp_path):
     store = SQLiteStore(tmp_path)
     store.ensure_schema(MODEL, DIM)
-    store.save_memory(mem("ns", "gone", text="tide table expired", expires_at="2001-01-01T00:00:00.000000Z"), [], [])
+    expired = mem("ns", "gone", text="tide table expired", expires_at="2001-01-01T00:00:00.000000Z")
+    store.save_memory(expired, [], [])
     store.save_memory(mem("ns", "kept", text="tide table current"), [], [])
     assert_exact(store, ["ns"])
     now = "2020-01-01T00:00:00.000000Z"

@@ -59,9 +59,11 @@ def test_a_store_written_with_fts5_moves_to_the_lexical_engine_at_open(tmp_path)
     # Make it look like a store of the FTS5 era: its table and meta key, no index beside it.
     shutil.rmtree(tmp_path / "graphmem.lexical")
     db = sqlite3.connect(tmp_path / "graphmem.sqlite")
-    db.executescript("DELETE FROM meta WHERE key = 'lexical_source'; INSERT INTO meta VALUES ('fts_namespace', '1'); "
+    db.executescript("DELETE FROM meta WHERE key = 'lexical_source'; "
+                     "INSERT INTO meta VALUES ('fts_namespace', '1'); "
                      "CREATE VIRTUAL TABLE memory_fts USING fts5 (terms, namespace); "
-                     "INSERT INTO memory_fts (rowid, terms, namespace) SELECT rowid, content, namespace FROM memories;")
+                     "INSERT INTO memory_fts (rowid, terms, namespace) "
+                     "SELECT rowid, content, namespace FROM memories;")
     db.close()
 
     reopened = SQLiteStore(tmp_path)
