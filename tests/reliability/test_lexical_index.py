@@ -224,3 +224,14 @@ def test_index_files_are_owner_only(tmp_path):
     assert os.stat(directory).st_mode & 0o777 == 0o700
     files = [p for p in directory.iterdir() if p.is_file()]
     assert files and all(os.stat(p).st_mode & 0o077 == 0 for p in files), [oct(os.stat(p).st_mode) for p in files]
+
+
+def test_an_unreadable_index_is_rebuilt_at_open(tmp_path):
+    store = SQLiteStore(tmp_path)
+    store.ensure_schema(MODEL, DIM)
+    store.save_batch([mem("ns", f"a{i}", text=f"alpha {i}") for i in range(3)], [], [])
+    store.close()
+    (tmp_path / "graphmem.lexical" / "meta.json").write_text("{not json")
+    reopened = SQLiteStore(tmp_path)
+    reopened.ensure_schema(MODEL, DIM)
+    assert_exact(reopened, ["ns"])

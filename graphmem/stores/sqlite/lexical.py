@@ -28,6 +28,7 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -105,7 +106,12 @@ class LexicalIndex:
     def __init__(self, db_path: Path, directory: Path, writer_memory: int, commit_every: int, wait: float):
         self.db_path, self.directory = db_path, private_dir(directory)
         self.commit_every = max(int(commit_every), 1)
-        self.index = tantivy.Index(SCHEMA, path=str(directory), reuse=True)
+        try:
+            self.index = tantivy.Index(SCHEMA, path=str(directory), reuse=True)
+        except (ValueError, OSError):       # unreadable (a disk fault, a foreign dir): it is derived
+            shutil.rmtree(directory)
+            self.directory = private_dir(directory)
+            self.index = tantivy.Index(SCHEMA, path=str(directory), reuse=False)
         self.writer_memory = max(int(writer_memory), 15_000_000)
         self.wait = wait
         self._lock = threading.Lock()       # this process's catch-ups, one at a time
