@@ -235,3 +235,37 @@ def test_an_unreadable_index_is_rebuilt_at_open(tmp_path):
     reopened = SQLiteStore(tmp_path)
     reopened.ensure_schema(MODEL, DIM)
     assert_exact(reopened, ["ns"])
+
+
+def test_threads_writing_and_reading_one_store(tmp_path):
+    """One store's index shared by a writing thread and reading threads: no error, every write
+    found at the end, the index exact (catch-ups of one process run one at a time)."""
+    import threading
+
+    store = SQLiteStore(tmp_path, store_settings(sqlite_lexical_commit_every=3))
+    store.ensure_schema(MODEL, DIM)
+    errors: list[str] = []
+
+    def run(work) -> None:
+        try:
+            work()
+        except Exception as exc:        # noqa: BLE001 - collected and asserted below
+            errors.append(repr(exc))
+
+    def write() -> None:
+        for i in range(40):
+            store.save_memory(mem("ns", f"w{i}", t=i, text=f"harbour crane {i}"), [], [])
+
+    def read() -> None:
+        for _ in range(100):
+            store.lexical_candidates("ns", ["harbour"], 10, None, "")
+            store.term_holders("ns", ["crane"], 5)
+
+    threads = [threading.Thread(target=run, args=(w,)) for w in (write, read, read)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(store.lexical_candidates("ns", ["harbour"], 100, None, "")) == 40
+    assert_exact(store, ["ns"])
