@@ -284,9 +284,11 @@ class LexicalIndex:
         """Hits whose row is unchanged since the index caught up (a changed row is scored afresh)."""
         if not scored:
             return []
-        marks = ",".join("?" * len(scored))
-        rows = dict(db.execute(f"SELECT rowid, id FROM memories WHERE namespace = ? AND rowid IN ({marks})",
-                               [namespace, *(r for _, r in scored)]))
+        rows: dict[int, str] = {}
+        for start in range(0, len(scored), 500):
+            chunk = [r for _, r in scored[start:start + 500]]
+            rows.update(db.execute(f"SELECT rowid, id FROM memories WHERE namespace = ? AND rowid IN "
+                                   f"({','.join('?' * len(chunk))})", [namespace, *chunk]))
         return [(s, r) for s, r in scored if r in rows and (namespace, rows[r]) not in pending]
 
     @staticmethod
