@@ -7,7 +7,7 @@ its own term statistics stays the score (retrieval computes it).
 - *Derived.* One document per memory row: graphmem's own tokens (``text.full_text_terms``, split
   on whitespace, so terms match exactly), the namespace and the row's key (namespace + id), the
   rowid and a digest of the terms (fast fields: hits map to rows, ``verify`` compares contents),
-  and ``recency`` (created_at + id: newest-first holder lookups). SQLite stays the truth.
+  and created_at in microseconds (newest-first holder lookups). SQLite stays the truth.
 - *Change log.* Every memory write appends (namespace, id) to ``vector_log`` in its own
   transaction; one meta document, committed atomically with the index's contents, holds the log
   sequence number the index reflects and the store it was built from (``meta.lexical_source``).
@@ -34,6 +34,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import tantivy
@@ -46,7 +47,8 @@ Q = tantivy.Query
 MUST, SHOULD = tantivy.Occur.Must, tantivy.Occur.Should
 META_KEY = "\x00applied"
 ROWS = "SELECT rowid, namespace, id, created_at, term_counts_json FROM memories"
-BM25_K1, BM25_B = 1.2, 0.75          # tantivy's, for pending rows merged into its hits
+BM25_K1, BM25_B = 1.2, 0.75
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)          # tantivy's, for pending rows merged into its hits
 
 
 def _schema() -> tantivy.Schema:
@@ -54,7 +56,7 @@ def _schema() -> tantivy.Schema:
     sb.add_text_field("terms", tokenizer_name="whitespace", index_option="freq")
     sb.add_text_field("namespace", tokenizer_name="raw", index_option="basic")
     sb.add_text_field("key", tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("recency", tokenizer_name="raw", index_option="basic", fast=True)
+    sb.add_integer_field("created_us", fast=True, indexed=False)
     sb.add_integer_field("rowid", fast=True, indexed=False)
     sb.add_integer_field("digest", fast=True, indexed=False)
     sb.add_integer_field("applied", stored=True, indexed=False)
@@ -73,6 +75,17 @@ def digest(counts: dict[str, int]) -> int:
     """A signed 64-bit digest of a row's terms (order-free), stored beside its document."""
     raw = hashlib.blake2b(json.dumps(sorted(counts.items())).encode(), digest_size=8).digest()
     return int.from_bytes(raw, "big", signed=True)
+
+
+def created_us(created_at: str) -> int:
+    """created_at as microseconds since the epoch: the order of graphmem's uniform UTC stamps."""
+    try:
+        stamp = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
+    except ValueError:
+        return 0
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return (stamp - EPOCH) // timedelta(microseconds=1)
 
 
 def log_bounds(db: sqlite3.Connection) -> tuple[int | None, int]:
@@ -239,7 +252,7 @@ class LexicalIndex:
             doc.add_text("terms", full_text_terms(counts))
             doc.add_text("namespace", ns)
             doc.add_text("key", key_of(ns, mid))
-            doc.add_text("recency", f"{created_at}\x00{mid}")
+            doc.add_integer("created_us", created_us(created_at))
             doc.add_integer("rowid", rowid)
             doc.add_integer("digest", digest(counts))
             writer.add_document(doc)
@@ -276,7 +289,7 @@ class LexicalIndex:
         scored = self._without_stale(db, namespace, view.pending, scored)
         scored += self._score_pending(db, view.searcher, namespace, stale, unique)
         scored.sort(key=lambda sr: -sr[0])
-        return [r for _, r in scored[:window]], exhausted
+        return [r for _, r in scored[:window]], exhausted and len(scored) <= window
 
     @staticmethod
     def _without_stale(db: sqlite3.Connection, namespace: str, pending: set[tuple[str, str]],
@@ -319,7 +332,8 @@ class LexicalIndex:
     def newest_holders(self, db: sqlite3.Connection, namespace: str, terms: list[str], limit: int
                        ) -> dict[str, list[tuple[str, str]]]:
         """Per term, its ``limit`` newest holders in the namespace as (created_at, id), newest
-        first (created_at desc, id desc): tantivy orders by the ``recency`` fast field."""
+        first (created_at desc, id desc). tantivy orders by the ``created_us`` fast field; when its
+        cut falls inside one instant, every holder of that instant is read, so ids break the tie."""
         unique = list(dict.fromkeys(terms))
         out: dict[str, list[tuple[str, str]]] = {t: [] for t in unique}
         if limit <= 0 or not unique:
@@ -328,16 +342,35 @@ class LexicalIndex:
         changed = {mid for ns, mid in view.pending if ns == namespace}
         fresh = [(created, mid, json.loads(counts)) for _r, _n, mid, created, counts
                  in self._rows_of(db, ((namespace, i) for i in changed))]
+        picked: dict[str, list[int]] = {}
         for t in unique:
-            if not t:
-                continue
-            query = self._in_namespace(namespace, Q.term_query(SCHEMA, "terms", t))
-            hits = view.searcher.search(query, limit + len(changed), count=False, order_by_field="recency").hits
-            found = [tuple(str(key).split("\x00", 1)) for key, _ in hits]
-            held = [(c, m) for c, m in found if m not in changed]
+            if t:
+                picked[t] = self._newest_rowids(view.searcher, namespace, t, limit + len(changed))
+        rows: dict[int, tuple[str, str]] = {}
+        wanted = sorted({r for found in picked.values() for r in found})
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            rows.update((r[0], (r[1], r[2])) for r in db.execute(
+                f"SELECT rowid, created_at, id FROM memories WHERE namespace = ? AND rowid IN "
+                f"({','.join('?' * len(chunk))})", [namespace, *chunk]))
+        for t, found in picked.items():
+            held = [rows[r] for r in found if r in rows and rows[r][1] not in changed]
             held += [(c, m) for c, m, counts in fresh if t in counts]
-            out[t] = sorted(held, reverse=True)[:limit]      # type: ignore[arg-type]
+            out[t] = sorted(set(held), reverse=True)[:limit]
         return out
+
+    def _newest_rowids(self, searcher: tantivy.Searcher, namespace: str, term: str, fetch: int) -> list[int]:
+        base = self._in_namespace(namespace, Q.term_query(SCHEMA, "terms", term))
+        hits = searcher.search(base, fetch, count=False, order_by_field="created_us").hits
+        addresses = [a for _, a in hits]
+        if len(hits) == fetch:          # the cut may split one instant's holders: read all of them
+            edge = int(hits[-1][0])
+            tie = Q.boolean_query([(MUST, base), (MUST, Q.range_query(
+                SCHEMA, "created_us", tantivy.FieldType.Integer, edge, edge))])
+            size = int(getattr(searcher.search(tie, 1, count=True), "count", 0) or 0)
+            addresses = [a for key, a in hits if int(key) != edge] + [a for _, a in searcher.search(
+                tie, max(size, 1), count=False).hits]
+        return _ints(searcher, "rowid", addresses)
 
     def verify(self, db: sqlite3.Connection, namespace: str) -> list[str]:
         """Ids whose document differs from their row (missing, extra, stale or doubled), once caught
