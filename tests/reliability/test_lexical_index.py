@@ -269,3 +269,15 @@ def test_threads_writing_and_reading_one_store(tmp_path):
     assert errors == []
     assert len(store.lexical_candidates("ns", ["harbour"], 100, None, "")) == 40
     assert_exact(store, ["ns"])
+
+
+def test_a_loosened_index_file_is_owner_only_again_after_check(tmp_path):
+    """The store keeps its index files 0600 at each catch-up (check catches up first), and the
+    check's file-mode finding covers the index directory too."""
+    store = SQLiteStore(tmp_path)
+    store.ensure_schema(MODEL, DIM)
+    store.save_batch([mem("ns", "a", text="alpha")], [], [])
+    loose = tmp_path / "graphmem.lexical" / "meta.json"         # tantivy rewrites it, never removes it
+    os.chmod(loose, 0o644)
+    assert not [f for f in store.integrity("ns") if f[0] == "file_modes"]
+    assert os.stat(loose).st_mode & 0o077 == 0

@@ -114,7 +114,10 @@ class AdminMixin(SQLiteBase):
             if wrong:
                 found.append(("lexical_index", f"{len(wrong)} memories' full-text index entries differ from their "
                                                "rows (missing, stale or extra)", wrong))
-        loose = loose_modes(self.path.parent, (self.path.name,))
+        index_dir = self.path.with_name("graphmem.lexical")
+        index_files = tuple(f"{index_dir.name}/{p.name}" for p in index_dir.iterdir()) \
+            if index_dir.is_dir() else ()
+        loose = loose_modes(self.path.parent, (self.path.name, index_dir.name, *index_files))
         if loose:
             found.append(("file_modes", f"{len(loose)} files readable by others (want 0700 dir, 0600 files): "
                                         f"{loose[0]}", loose))
