@@ -300,7 +300,7 @@ class LexicalIndex:
         rows: dict[int, str] = {}
         for start in range(0, len(scored), 500):
             chunk = [r for _, r in scored[start:start + 500]]
-            rows.update(db.execute(f"SELECT rowid, id FROM memories WHERE namespace = ? AND rowid IN "
+            rows.update(db.execute(f"SELECT rowid, id FROM memories WHERE +namespace = ? AND rowid IN "
                                    f"({','.join('?' * len(chunk))})", [namespace, *chunk]))
         return [(s, r) for s, r in scored if r in rows and (namespace, rows[r]) not in pending]
 
@@ -351,7 +351,7 @@ class LexicalIndex:
         for start in range(0, len(wanted), 500):
             chunk = wanted[start:start + 500]
             rows.update((r[0], (r[1], r[2])) for r in db.execute(
-                f"SELECT rowid, created_at, id FROM memories WHERE namespace = ? AND rowid IN "
+                f"SELECT rowid, created_at, id FROM memories WHERE +namespace = ? AND rowid IN "
                 f"({','.join('?' * len(chunk))})", [namespace, *chunk]))
         for t, found in picked.items():
             held = [rows[r] for r in found if r in rows and rows[r][1] not in changed]

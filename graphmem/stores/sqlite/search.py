@@ -171,7 +171,7 @@ class SearchMixin(SQLiteBase):
             chunk = rowids[start:start + 500]
             found.update(self.db.execute(
                 f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({','.join('?' * len(chunk))}) "
-                f"AND m.namespace = ? AND m.id != ?{where}", [*chunk, namespace, exclude_id or "", *params]))
+                f"AND +m.namespace = ? AND m.id != ?{where}", [*chunk, namespace, exclude_id or "", *params]))
         return [found[r] for r in rowids if r in found][:limit], exhausted
 
     def term_holders(self, namespace: str, terms: list[str], limit: int) -> dict[str, list[tuple[str, str]]]:
