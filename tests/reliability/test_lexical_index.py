@@ -158,12 +158,12 @@ for i in range(start, start + 100000):
 @pytest.mark.parametrize("commit_every", [1, 16])
 def test_sigkill_mid_write_leaves_an_index_that_catches_up_at_open(tmp_path, commit_every):
     data = tmp_path / "data"
-    for round_ in range(3):
+    for round_ in range(5):
         child = subprocess.Popen([sys.executable, "-c", WRITER, str(data), str(commit_every), str(round_ * 10000)],
                                  cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                                  stdout=subprocess.PIPE, text=True)
         assert child.stdout is not None and child.stdout.readline().strip() == "ready"
-        time.sleep(0.5 + 0.4 * round_)
+        time.sleep(0.3 + 0.3 * round_)
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
     store = SQLiteStore(data, store_settings(sqlite_lexical_commit_every=commit_every))

@@ -202,6 +202,8 @@ class LexicalIndex:
             writer = self._writer(block)
             if writer is None:
                 return False
+            # files a killed writer left unreferenced: a new commit may reuse their names
+            writer.garbage_collect_files()
             db = sqlite3.connect(self.db_path, timeout=self.wait)
             try:
                 db.execute("BEGIN")         # one snapshot: the rows and the seq they reach
