@@ -158,6 +158,7 @@ class EdgeSettings:
     lexical_lookup_terms: int
     lexical_max_df_ratio: float
     lexical_max_postings: int
+    lexical_holders_per_term: int
     topic_tag_weight: float
     topic_max_df_ratio: float
     follows_weight: float
@@ -211,6 +212,8 @@ class StoreSettings:
     sqlite_ann_dtype: str
     sqlite_scan_threads: int
     sqlite_row_cache: int
+    sqlite_lexical_writer_memory: int
+    sqlite_lexical_commit_every: int
     write_wait: float
     neo4j_uri: str
     neo4j_user: str

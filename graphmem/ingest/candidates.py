@@ -5,13 +5,17 @@ lexical index, exactly as one insert after another would find them: candidates d
 on what the store held before the batch and on the batch's earlier memories, never on edges,
 so the whole batch's are computed up front from one term-count read, one label-count read,
 one tag and one category read, one full-text read (``term_holders``) and one memory read.
+Every read is bounded: its cost does not grow with the store.
 
 - Tag, topic and category members: newest first (created_at, id), ``candidates_per_tag`` /
   ``candidates_per_category`` each; the stored list is merged with the batch's earlier carriers.
 - Lexical: the memory's rarest terms (``text.rarest_terms`` under ``edges.lexical_*``, the df
-  it would see), then the memories holding the most of them, ties newest first, at most
-  ``candidates_lexical`` (a rule with no corpus-wide statistic in it, so a batch ranks as a
-  sequence of inserts does; counted over arrays).
+  it would see); each term's newest ``edges.lexical_holders_per_term`` holders (created_at, id:
+  the store's index answers that per term without reading every posting); then, among those,
+  the memories holding the most of its terms, ties newest first, at most ``candidates_lexical``
+  (a rule with no corpus-wide statistic in it, so a batch ranks as a sequence of inserts does:
+  a term's newest holders are cut from the stored ones and the batch's earlier ones together;
+  counted over arrays). Both stores answer ``term_holders`` under the same order.
 """
 
 from __future__ import annotations
@@ -62,14 +66,16 @@ def _newest_first(memories: list[Memory], limit: int) -> list[Memory]:
 
 class LexicalRanker:
     """Each term's holders as index arrays over one universe of ids (the stored holders, then the
-    batch), so a memory's lexical candidates are a bincount and a partial sort."""
+    batch), so a memory's lexical candidates are a few array cuts, a bincount and a partial sort."""
 
-    def __init__(self, holders: dict[str, list[tuple[str, str]]], batch: list[Memory], exclude: set[str]):
+    def __init__(self, holders: dict[str, list[tuple[str, str]]], batch: list[Memory], exclude: set[str],
+                 per_term: int):
         stamp: dict[str, str] = {}
         for found in holders.values():
             stamp.update((id_, created) for created, id_ in found if id_ not in exclude)
         stamp.update((m.id, m.created_at) for m in batch)
         self.ids = list(stamp)
+        self.per_term = per_term
         index = {id_: k for k, id_ in enumerate(self.ids)}
         order = sorted(range(len(self.ids)), key=lambda k: (stamp[self.ids[k]], self.ids[k]))
         self.recency = np.empty(len(self.ids), dtype=np.int64)
@@ -83,14 +89,20 @@ class LexicalRanker:
         self.batch = {t: np.array(found, dtype=np.int64) for t, found in at.items()}    # in batch order
         self.first = len(self.ids) - len(batch)          # batch ids come last in the universe
 
+    def _newest(self, held: np.ndarray) -> np.ndarray:
+        """A term's ``per_term`` newest holders of ``held``."""
+        if held.size <= self.per_term:
+            return held
+        return held[np.argpartition(-self.recency[held], self.per_term - 1)[:self.per_term]]
+
     def top(self, position: int, terms: list[str], limit: int) -> list[str]:
         """The ``limit`` memories (stored, or earlier in the batch than ``position``) holding the
-        most of ``terms``, ties newest first."""
-        if not terms or limit <= 0:
+        most of ``terms`` among each term's newest holders, ties newest first."""
+        if not terms or limit <= 0 or self.per_term <= 0:
             return []
-        parts = [self.stored[t] for t in terms]
         cut = self.first + position          # batch ids are numbered in batch order: earlier ones below
-        parts += [found[:np.searchsorted(found, cut)] for found in (self.batch[t] for t in terms)]
+        parts = [self._newest(np.concatenate([self.stored[t], found[:np.searchsorted(found, cut)]]))
+                 for found, t in ((self.batch[t], t) for t in terms)]
         held = np.concatenate(parts)
         if not held.size:
             return []
@@ -131,8 +143,9 @@ def gather(store: MemoryStore, namespace: str, memories: list[Memory], cfg: Edge
                                        cfg.candidates_per_tag + extra)
     category_lists = store.category_members_many(
         namespace, sorted({m.category for m in memories if m.category}), cfg.candidates_per_category + extra)
-    ranker = LexicalRanker(store.term_holders(namespace, sorted({t for _, _, terms in plans for t in terms})),
-                           memories, batch_ids)
+    holders = store.term_holders(namespace, sorted({t for _, _, terms in plans for t in terms}),
+                                 cfg.lexical_holders_per_term + extra)
+    ranker = LexicalRanker(holders, memories, batch_ids, cfg.lexical_holders_per_term)
     lexical = [ranker.top(k, terms, cfg.candidates_lexical) for k, (_, _, terms) in enumerate(plans)]
     wanted = {i for lists in (tag_lists, category_lists) for ids in lists.values() for i in ids}
     wanted |= {i for ids in lexical for i in ids}

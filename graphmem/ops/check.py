@@ -144,12 +144,12 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
             store.save_memory(by_id[mid], [], [])          # rebuilds the memory's index entries and links
         if resave:
             problem.repaired = True
-    if any(p.kind in ("tag_counts", "category_counts", "term_df", "namespace_stats", "label_counts")
-           for p in problems):
+    if any(p.kind in ("tag_counts", "category_counts", "term_df", "namespace_stats", "label_counts",
+                      "lexical_index") for p in problems):      # recount also rebuilds derived indexes
         store.recount(ns)
         for p in problems:
             p.repaired = p.repaired or p.kind in ("tag_counts", "category_counts", "term_df", "namespace_stats",
-                                                  "label_counts")
+                                                  "label_counts", "lexical_index")
     trim: list[Edge] = list(broken["dangling"])
     for (_end, edge_type), edges in broken["over"].items():
         if edge_type in LINK_TYPES:   # FOLLOWS is the thread check's

@@ -5,7 +5,7 @@ decide order (BM25, cosine, fusion, expansion, weighting) are computed above the
 from the data returned here, so both stores give the same ranking for the same data.
 
 Ordering rules every implementation must follow (so candidate lists agree):
-- ``tag_members`` / ``category_members``: newest first (created_at desc, id desc).
+- ``tag_members`` / ``category_members`` / ``term_holders``: newest first (created_at desc, id desc).
 - ``neighbors``: per seed, strongest first (weight desc, neighbour id asc).
 - ``list_memories``: created_at asc, id asc, cursor = (created_at, id) of the last row.
 """
@@ -158,9 +158,10 @@ class MemoryStore(Protocol):
         """Ids of memories containing any of ``terms`` (graphmem's own tokens), best first
         by the index's own relevance; the caller re-scores with BM25."""
 
-    def term_holders(self, namespace: str, terms: list[str]) -> dict[str, list[tuple[str, str]]]:
-        """Every memory of the namespace holding each term, as (created_at, id), in one call
-        (linking's lexical candidates for a whole batch; the caller bounds the terms' postings)."""
+    def term_holders(self, namespace: str, terms: list[str], limit: int) -> dict[str, list[tuple[str, str]]]:
+        """Each term's ``limit`` newest holders in the namespace, as (created_at, id), newest first
+        (created_at desc, id desc), in one call: linking's lexical candidates for a whole batch,
+        a bounded read per term however many memories hold it."""
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats: ...
 

@@ -37,12 +37,29 @@ def fingerprint(engine, namespace):
     return engine.stats(namespace), all_edges(engine, namespace), rankings
 
 
+def lose_index_entry(store: SQLiteStore, namespace: str, memory_id: str) -> None:
+    """Damage the derived full-text index behind the store's back (a real tantivy writer): the
+    memory's document goes, and a phantom document for a row that does not exist appears."""
+    import tantivy
+
+    from graphmem.stores.sqlite.lexical import LexicalIndex, key_of
+
+    assert store.lexical is not None
+    store.lexical.catch_up(block=True)
+    writer = store.lexical.index.writer(15_000_000, 1)
+    writer.delete_documents_by_term("key", key_of(namespace, memory_id))
+    LexicalIndex._add_rows(writer, [(10**9, namespace, "phantom", "2001-01-01T00:00:00Z", '{"phantom": 1}')])
+    writer.commit()
+    writer.wait_merging_threads()
+    store.lexical.index.reload()
+    assert isinstance(store.lexical.index, tantivy.Index)
+
+
 def test_check_finds_and_repairs_sqlite_damage(engine):
     ids = seeded(engine, "default")
     assert engine.check()["ok"], engine.check()
     db = engine.store.db
-    rowid = db.execute("SELECT rowid FROM memories WHERE id = ?", (ids[2],)).fetchone()[0]
-    db.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
+    lose_index_entry(engine.store, "default", ids[2])
     db.execute("UPDATE term_df SET df = df + 3 WHERE term IN (SELECT term FROM term_df LIMIT 2)")
     db.execute("UPDATE label_counts SET n = n + 1 WHERE kind = 'tag'")
     db.execute("DELETE FROM memory_tags WHERE memory_id = ?", (ids[3],))
@@ -51,7 +68,7 @@ def test_check_finds_and_repairs_sqlite_damage(engine):
     engine.store.vectors.remove("default", ids[5])          # a matrix row lost in memory
     damaged = engine.check()
     assert not damaged["ok"]
-    assert {"fts_rows", "fulltext_index", "term_df", "tag_counts", "label_counts", "memory_tags",
+    assert {"lexical_index", "fulltext_index", "term_df", "tag_counts", "label_counts", "memory_tags",
             "dangling_edges", "namespace_stats", "vector_index", "vector_rows"} <= kinds(damaged), damaged
     repaired = engine.check(repair=True)
     assert all(p["repaired"] for p in repaired["problems"]), repaired

@@ -45,3 +45,28 @@ def test_other_process_writes_reach_vector_recall(engine, tmp_path):
     found = engine.store.vector_candidates("default", vector, 10, MemoryFilter(), engine.clock())
     assert "walrus" not in found and len(found) == len(FILLER)
     assert all(h["id"] != "walrus" for h in engine.search(QUERY, recipe="vector")["results"])
+
+
+def test_other_process_writes_reach_the_lexical_index(engine):
+    """The full-text side: an import in another process that commits the index (a batch past
+    ``store.sqlite_lexical_commit_every``) is read after a searcher reload; a delete it leaves
+    pending is merged in at lookup. No restart, and the index ends exact."""
+    data_dir = engine.settings.store.data_dir
+    for text in FILLER:
+        engine.add({"content": text})
+    store = engine.store
+    assert store.lexical_candidates("default", ["walrus"], 10, None, "") == []
+    lines = [json.dumps({"id": f"pier{i}", "content": f"Pier {i} holds the harbour crane number {i}"})
+             for i in range(store.lexical.commit_every)]
+    lines.append(json.dumps({"id": "walrus", "content": WALRUS}))
+    cli(data_dir, "import", "-", input_text="\n".join(lines) + "\n")
+    assert store.lexical_candidates("default", ["walrus"], 10, None, "") == ["walrus"]
+    assert len(store.lexical_candidates("default", ["crane"], 100, None, "")) == store.lexical.commit_every
+    view = store.lexical.view(store.db)
+    assert view.pending == set(), "the other process committed the index; this one reloaded it"
+
+    cli(data_dir, "delete", "walrus")
+    assert store.lexical_candidates("default", ["walrus"], 10, None, "") == []
+    assert store.lexical.view(store.db).pending == {("default", "walrus")}       # merged, not yet committed
+    assert store.lexical.verify(store.db, "default") == []
+    assert store.lexical.view(store.db).pending == set()

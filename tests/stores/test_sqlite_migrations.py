@@ -1,8 +1,10 @@
 """An embedded store written by an earlier graphmem opens with the current schema: maintained
-label counts are backfilled once, and the superseded hash index is replaced."""
+label counts are backfilled once, the superseded hash index is replaced, and the FTS5 table gives
+way to the lexical engine's index."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 
 from graphmem.stores.sqlite import SQLiteStore
@@ -43,7 +45,9 @@ def test_old_store_gets_label_counts_and_new_hash_index(tmp_path):
     assert again.db.execute("SELECT count(*) FROM meta WHERE key = 'label_counts'").fetchone()[0] == 1
 
 
-def test_old_store_gets_a_namespace_scoped_fts_table(tmp_path):
+def test_a_store_written_with_fts5_moves_to_the_lexical_engine_at_open(tmp_path):
+    """A store from before the lexical engine (rows in the FTS5 table ``memory_fts``, no index
+    directory): the open builds the index from its rows and drops the FTS5 table."""
     store = SQLiteStore(tmp_path)
     store.ensure_schema(MODEL, DIM)
     store.save_memory(mem("ns", "a", text="deploy the billing service"), [], [])
@@ -52,17 +56,21 @@ def test_old_store_gets_a_namespace_scoped_fts_table(tmp_path):
     expected = store.lexical_candidates("ns", ["billing", "deploy"], 10, None, "")
     store.close()
 
-    # Make it look like a store from before the FTS table had its namespace column.
+    # Make it look like a store of the FTS5 era: its table and meta key, no index beside it.
+    shutil.rmtree(tmp_path / "graphmem.lexical")
     db = sqlite3.connect(tmp_path / "graphmem.sqlite")
-    db.executescript("DROP TABLE memory_fts; DELETE FROM meta WHERE key = 'fts_namespace'; "
-                     "CREATE VIRTUAL TABLE memory_fts USING fts5 (terms); "
-                     "INSERT INTO memory_fts (rowid, terms) SELECT rowid, content FROM memories;")
+    db.executescript("DELETE FROM meta WHERE key = 'lexical_source'; "
+                     "INSERT INTO meta VALUES ('fts_namespace', '1'); "
+                     "CREATE VIRTUAL TABLE memory_fts USING fts5 (terms, namespace); "
+                     "INSERT INTO memory_fts (rowid, terms, namespace) "
+                     "SELECT rowid, content, namespace FROM memories;")
     db.close()
 
     reopened = SQLiteStore(tmp_path)
     reopened.ensure_schema(MODEL, DIM)
-    columns = [r[1] for r in reopened.db.execute("PRAGMA table_info(memory_fts)")]
-    assert columns == ["terms", "namespace"]
+    tables = {r[0] for r in reopened.db.execute("SELECT name FROM sqlite_master")}
+    assert not any(t.startswith("memory_fts") for t in tables), tables
+    assert reopened.lexical is not None and reopened.lexical.verify(reopened.db, "ns") == []
     assert reopened.lexical_candidates("ns", ["billing", "deploy"], 10, None, "") == expected == ["a", "b"]
     assert reopened.lexical_candidates("other", ["billing"], 10, None, "") == ["c"]
     reopened.save_memory(mem("other", "d", text="billing again"), [], [])

@@ -2,13 +2,13 @@
 
 On both stores, the vector and lexical lookups of a 40-memory namespace are measured in
 work done (not time): on Neo4j the rows and db hits of each query's PROFILE, on SQLite the
-virtual-machine steps of the calls (a progress handler). Then another namespace holding the
-same terms and similar vectors grows 50x, and the same lookups must not do more than 20% more
-work on Neo4j, 50% on SQLite: FTS5 still reads the pages of the terms' doclists, which hold
-the other tenant's rows too (measured: 3,340 -> 4,210 steps; the query without the namespace
-clause, as before, took 35,015 steps there). Before the namespace moved inside the indexes,
+virtual-machine steps of the calls (a progress handler; the lexical engine's own top-k is
+scoped by a required namespace clause, so only the namespace's hits reach SQLite). Then another
+namespace holding the same terms and similar vectors grows 50x, and the same lookups must not do
+more than 20% more work on Neo4j, 50% on SQLite. Before the namespace moved inside the indexes,
 both grew with the other tenant: Neo4j asked its vector and full-text indexes for hits from
-every namespace, SQLite's shared FTS5 table ranked every tenant's matches.
+every namespace, and on SQLite the other tenant's better matches filled the ranked window, to be
+dropped by the namespace check and the window widened again.
 """
 
 from __future__ import annotations
@@ -95,9 +95,9 @@ def test_small_namespace_lookups_do_not_grow_with_another_namespace(ctx, monkeyp
 def unscoped(monkeypatch, kind: str) -> None:
     """Full-text lookups as they were before: the namespace only filtered after the index."""
     if kind == "sqlite":
-        import graphmem.stores.sqlite.search as lite
+        from graphmem.stores.sqlite.lexical import LexicalIndex
 
-        monkeypatch.setattr(lite, "fts_query", lambda ns, terms: " OR ".join(f'"{t}"' for t in terms))
+        monkeypatch.setattr(LexicalIndex, "_in_namespace", staticmethod(lambda ns, query: query))
     else:
         import graphmem.stores.neo4j.search as neo
 

@@ -63,7 +63,7 @@ class ReadsMixin(Neo4jBase):
                   "after_id": order.after[1] if order.after else None, **filter_params(flt, now_iso)}
         query = _page_query(order.sort)
         rows = self._call("read", lambda timeout: self._read_once(query, params, timeout))
-        return [to_memory(r["memory"]) for r in rows]
+        return list(to_memories([r["memory"] for r in rows]).values())
 
     def namespaces(self) -> list[str]:
         return [r["namespace"] for r in self._read("namespaces") if not is_window_namespace(r["namespace"])]

@@ -146,12 +146,12 @@ class SearchMixin(Neo4jBase):
                            flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
         return self._lexical(namespace, [terms], limit, flt, now_iso, exclude_id)[0]
 
-    def term_holders(self, namespace: str, terms: list[str]) -> dict[str, list[tuple[str, str]]]:
+    def term_holders(self, namespace: str, terms: list[str], limit: int) -> dict[str, list[tuple[str, str]]]:
         queries = [{"term": t, "query": lucene_queries(namespace, [t])[0]}
                    for t in dict.fromkeys(terms) if t.strip()]
         out: dict[str, list[tuple[str, str]]] = {t: [] for t in dict.fromkeys(terms)}
-        if queries:
-            for r in self._read("term_holders", queries=queries):
+        if queries and limit > 0:
+            for r in self._read("term_holders", queries=queries, limit=int(limit)):
                 out[r["term"]] = [(created_at, id_) for created_at, id_ in r["holders"]]
         return out
 

@@ -1,10 +1,11 @@
-"""Schema and model record, one-off migrations (FTS rebuild, label-count backfill), integrity,
-recount and stats of the embedded store."""
+"""Schema and model record, one-off migrations (FTS5 to the lexical engine, label-count
+backfill), integrity, recount and stats of the embedded store."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -16,8 +17,8 @@ from graphmem.private_files import loose_modes, private_file
 from graphmem.stores.base import check_model
 from graphmem.stores.sqlite import integrity, validity, vector_log
 from graphmem.stores.sqlite.connection import SQLiteBase
+from graphmem.stores.sqlite.lexical import LexicalIndex
 from graphmem.stores.sqlite.vectors import VectorCache
-from graphmem.text import full_text_terms
 
 SCHEMA = Path(__file__).with_name("schema.sql").read_text()
 
@@ -34,8 +35,8 @@ class AdminMixin(SQLiteBase):
             validity.add_columns(self)
             if "label_counts" not in rows:
                 self._backfill_label_counts()
-            if "fts_namespace" not in rows:
-                self._rebuild_fts()
+            if "lexical_source" not in rows:
+                self._migrate_lexical()
             if "model_id" not in rows:
                 self.db.execute("INSERT INTO meta VALUES ('model_id', ?), ('dimension', ?)", (model_id, str(dim)))
             else:
@@ -44,6 +45,10 @@ class AdminMixin(SQLiteBase):
         self.dim = dim
         self.vectors = VectorCache(dim, applied=vector_log.last_seq(self.db), ann=self.ann,
                                    ann_dir=self.path.with_name("graphmem.ann"))
+        if self.lexical is None:
+            self.lexical = LexicalIndex(self.path, self.path.with_name("graphmem.lexical"),
+                                        self.lexical_writer_memory, self.lexical_commit_every, self.write_wait)
+        self.lexical.catch_up(block=True)       # at open: the index reflects every committed write
 
     def model_record(self) -> dict:
         rows = dict(self.db.execute("SELECT key, value FROM meta WHERE key IN "
@@ -75,16 +80,14 @@ class AdminMixin(SQLiteBase):
             db.execute("CREATE INDEX IF NOT EXISTS memories_thread ON memories (namespace, thread, thread_pos) "
                        "WHERE thread IS NOT NULL")
 
-    def _rebuild_fts(self) -> None:
-        """Stores written before the FTS table had its namespace column: rebuilt once."""
+    def _migrate_lexical(self) -> None:
+        """New stores, and stores written with the FTS5 table: the lexical engine's index is built
+        from the rows (at the catch-up that ends ``ensure_schema``), so the FTS5 table goes. The
+        source id ties an index to this database (a copied index of another is rebuilt)."""
         with self._write() as db:
             db.execute("DROP TABLE IF EXISTS memory_fts")
-            db.execute(SCHEMA[SCHEMA.index("CREATE VIRTUAL TABLE"):].split(";")[0])
-            db.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')")
-            rows = db.execute("SELECT rowid, term_counts_json, namespace FROM memories").fetchall()
-            db.executemany("INSERT INTO memory_fts (rowid, terms, namespace) VALUES (?, ?, ?)",
-                           [(rowid, full_text_terms(json.loads(counts)), ns) for rowid, counts, ns in rows])
-            db.execute("INSERT INTO meta VALUES ('fts_namespace', '1')")
+            db.execute("DELETE FROM meta WHERE key = 'fts_namespace'")
+            db.execute("INSERT INTO meta VALUES ('lexical_source', ?)", (uuid.uuid4().hex,))
 
     def _backfill_label_counts(self) -> None:
         """Stores written before ``label_counts`` existed: count once, then keep in step."""
@@ -106,15 +109,27 @@ class AdminMixin(SQLiteBase):
             if loaded is not None:
                 matrix_ids = loaded.snapshot_scores(np.zeros(self.dim, dtype=np.float32))[1]
         found = integrity.integrity(self.db, namespace, matrix_ids)
-        loose = loose_modes(self.path.parent, (self.path.name,))
+        if self.lexical is not None:
+            wrong = self.lexical.verify(self.db, namespace)
+            if wrong:
+                found.append(("lexical_index", f"{len(wrong)} memories' full-text index entries differ from their "
+                                               "rows (missing, stale or extra)", wrong))
+        index_dir = self.path.with_name("graphmem.lexical")
+        index_files = tuple(f"{index_dir.name}/{p.name}" for p in index_dir.iterdir()) \
+            if index_dir.is_dir() else ()
+        loose = loose_modes(self.path.parent, (self.path.name, index_dir.name, *index_files))
         if loose:
             found.append(("file_modes", f"{len(loose)} files readable by others (want 0700 dir, 0600 files): "
                                         f"{loose[0]}", loose))
         return found
 
     def recount(self, namespace: str) -> None:
+        """The maintained counts of ``namespace`` from its rows; and the lexical index rebuilt
+        from SQLite (``graphmem check --repair``)."""
         with self._write() as db:
             integrity.recount(db, namespace)
+        if self.lexical is not None:
+            self.lexical.catch_up(block=True, rebuild=True)
 
     def backup_file(self, destination: str | Path) -> Path:
         """SQLite's online backup API: consistent while writers continue; the copy is private (0600)."""

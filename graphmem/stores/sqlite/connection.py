@@ -22,6 +22,7 @@ from graphmem.model import ServerInfo
 from graphmem.private_files import private_dir, private_file
 from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.ann import AnnSettings
+from graphmem.stores.sqlite.lexical import LexicalIndex
 from graphmem.stores.sqlite.row_cache import RowCache
 from graphmem.stores.sqlite.vectors import VectorCache, limit_blas_threads
 
@@ -49,7 +50,10 @@ class SQLiteBase:
         """Settings from ``cfg`` (the ``sqlite_*`` keys; None: defaults.toml, the one place they are
         set). ``sqlite_synchronous``: FULL syncs the WAL at every commit, so an acknowledged write
         survives power loss; NORMAL is faster and can lose the last commits on power loss (never on a
-        process crash). ``sqlite_vector_log_keep``: change-log rows kept (``vector_log``). ``ann``
+        process crash). ``sqlite_vector_log_keep``: change-log rows kept (``vector_log``, replayed by the
+        vector cache and the lexical index). ``sqlite_lexical_writer_memory``: the lexical index's
+        writer memory budget, bytes, and ``sqlite_lexical_commit_every``: pending changes at which it
+        commits (``lexical.py``). ``ann``
         overrides ``cfg``'s ``sqlite_ann_*`` (when a namespace's vector recall turns approximate)."""
         cfg = cfg or load_settings(use_env=False).store
         synchronous = cfg.sqlite_synchronous
@@ -73,6 +77,9 @@ class SQLiteBase:
         self._write_lock = threading.RLock()
         self._connections: list[sqlite3.Connection] = []
         self.vectors: VectorCache | None = None
+        self.lexical: LexicalIndex | None = None
+        self.lexical_writer_memory = cfg.sqlite_lexical_writer_memory
+        self.lexical_commit_every = cfg.sqlite_lexical_commit_every
         self.dim = 0
 
     # -- connections -------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """The embedded store's own invariants beyond the contract, and its recount.
 
-``integrity`` compares the derived tables with the memories they come from: one full-text row
-per memory (and none without one), ``memory_tags`` equal to each memory's tags and topic labels, maintained
-label counts with no stale labels, and a loaded vector matrix holding exactly the rows with an
-embedding. ``recount`` rebuilds the maintained counts of a namespace from its memories.
+``integrity`` compares the derived tables with the memories they come from: ``memory_tags``
+equal to each memory's tags and topic labels, maintained label counts with no stale labels, and
+a loaded vector matrix holding exactly the rows with an embedding (the lexical index is verified
+by ``lexical.LexicalIndex.verify``). ``recount`` rebuilds the maintained counts of a namespace
+from its memories.
 """
 
 from __future__ import annotations
@@ -17,15 +18,6 @@ Finding = tuple[str, str, list[str]]
 
 def integrity(db: sqlite3.Connection, namespace: str, matrix_ids: list[str] | None) -> list[Finding]:
     out: list[Finding] = []
-    no_fts = [r[0] for r in db.execute(
-        "SELECT m.id FROM memories m LEFT JOIN memory_fts f ON f.rowid = m.rowid "
-        "WHERE m.namespace = ? AND f.rowid IS NULL", (namespace,))]
-    if no_fts:
-        out.append(("fts_rows", f"{len(no_fts)} memories have no full-text row", no_fts))
-    orphans = db.execute("SELECT count(*) FROM memory_fts f WHERE NOT EXISTS "
-                         "(SELECT 1 FROM memories m WHERE m.rowid = f.rowid)").fetchone()[0]
-    if orphans:
-        out.append(("fts_orphans", f"{orphans} full-text rows belong to no memory", []))
     wrong_tags = [r[0] for r in db.execute(
         "SELECT m.id FROM memories m WHERE m.namespace = ?1 AND "
         "(SELECT group_concat(value, char(0)) FROM (SELECT value FROM json_each(m.tags_json) UNION "

@@ -58,13 +58,9 @@ CREATE TABLE IF NOT EXISTS memory_tags (
 CREATE INDEX IF NOT EXISTS memory_tags_recent ON memory_tags (namespace, tag, created_at, memory_id);
 CREATE INDEX IF NOT EXISTS memory_tags_member ON memory_tags (namespace, memory_id);
 
--- graphmem's own tokens, space separated; tokenchars keep "x.yaml" and "v1-2" whole. The
--- namespace column lets a query require its namespace inside FTS5 (fts_query): the cost of a
--- lookup follows this namespace's matches, not every tenant's. Ranked by bm25 on the terms
--- alone (column weights 1, 0: set by SQLiteStore._rebuild_fts).
-CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5 (
-    terms, namespace, tokenize = "unicode61 remove_diacritics 0 tokenchars '.-_'"
-);
+-- Full-text candidates come from a tantivy index in graphmem.lexical/ beside this file, derived
+-- from these rows and caught up from vector_log (stores/sqlite/lexical.py). Stores written with
+-- the FTS5 table memory_fts drop it at open (AdminMixin._migrate_lexical).
 
 CREATE TABLE IF NOT EXISTS term_df (
     namespace TEXT NOT NULL,

@@ -1,5 +1,5 @@
-"""Recall lookups of the embedded store: vector and full-text candidates, term statistics,
-label indexes, and the filter / FTS5 query SQL they share."""
+"""Recall lookups of the embedded store: vector and full-text candidates (the lexical engine,
+``lexical.py``), term statistics, label indexes, and the filter SQL they share."""
 
 from __future__ import annotations
 
@@ -45,22 +45,6 @@ def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tupl
             clauses.append(f"{alias}.{column} {op} ?")
             params.append(value)
     return "".join(f" AND {c}" for c in clauses), params
-
-
-def _phrase(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
-
-
-def fts_query(namespace: str | None, terms: list[str]) -> str:
-    """FTS5 query: the namespace's rows holding any of the terms (the namespace is required
-    inside the index; rows of a namespace that tokenises alike are dropped by the caller).
-    ``namespace`` None leaves it out, for a store whose rows are all that namespace's: the
-    same rows in the same order (the namespace column weighs 0 in bm25), without intersecting
-    the terms' postings with a phrase that every row holds."""
-    any_term = " OR ".join(map(_phrase, dict.fromkeys(terms)))
-    if namespace is None:
-        return f"{{terms}} : ({any_term})"
-    return f"{{namespace}} : {_phrase(namespace)} AND {{terms}} : ({any_term})"
 
 
 class SearchMixin(SQLiteBase):
@@ -139,20 +123,19 @@ class SearchMixin(SQLiteBase):
                            flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
         if not terms or limit <= 0:
             return []
-        match = fts_query(None if self._sole_namespace(namespace) else namespace, terms)
         if flt is not None and flt.only_validity() and (flt.current_only or flt.as_of is not None):
-            return self._lexical_valid(namespace, match, limit, flt, now_iso, exclude_id)
+            return self._lexical_valid(namespace, terms, limit, flt, now_iso, exclude_id)
         where, params = filter_sql(flt, now_iso)
-        # FTS5 ranks the namespace's matches on its own first (no per-match join: half the cost),
-        # then the best ``window`` are checked against filters; a short page widens the window.
+        # The engine ranks the namespace's matches on its own first (top ``window``, pruned), then
+        # they are checked against filters in SQLite; a short page widens the window.
         window = max(2 * limit, 64)
         while True:
-            ids, matched = self._ranked(match, window, namespace, exclude_id, where, params, limit)
-            if len(ids) >= limit or matched < window:        # enough, or every match was seen
+            ids, exhausted = self._ranked(terms, window, namespace, exclude_id, where, params, limit)
+            if len(ids) >= limit or exhausted:        # enough, or every match was seen
                 return ids
             window *= 4
 
-    def _lexical_valid(self, namespace: str, match: str, limit: int, flt: MemoryFilter, now_iso: str,
+    def _lexical_valid(self, namespace: str, terms: list[str], limit: int, flt: MemoryFilter, now_iso: str,
                        exclude_id: str | None) -> list[str]:
         """``current_only`` / ``as_of`` on the full-text side: the ranked window is read without
         them (no read of the validity columns, at the end of a large row) and checked against the
@@ -161,7 +144,7 @@ class SearchMixin(SQLiteBase):
         keep = ValidityFilter.of(flt.as_of, flt.current_only, None if flt.include_expired else now_iso)
         window = int(max(2 * limit, 64) / max(matrix.kept_share(keep), 0.05))
         while True:
-            ids, matched = self._ranked(match, window, namespace, exclude_id, "", [], window)
+            ids, exhausted = self._ranked(terms, window, namespace, exclude_id, "", [], window)
             kept = matrix.keeps(ids, keep)
             unknown = [i for i in ids if i not in kept]     # no vector: the row answers
             if unknown:
@@ -171,44 +154,29 @@ class SearchMixin(SQLiteBase):
                     f"({','.join('?' * len(unknown))}){where}", [namespace, *unknown, *params])}
                 kept.update((i, i in found) for i in unknown)
             out = [i for i in ids if kept[i]][:limit]
-            if len(out) >= limit or matched < window:
+            if len(out) >= limit or exhausted:
                 return out
             window *= 4
 
-    def _ranked(self, match: str, window: int, namespace: str, exclude_id: str | None, where: str,
-                params: list, limit: int) -> tuple[list[str], int]:
-        """The best ``limit`` of the ``window`` best full-text matches passing ``where``, and how
-        many matches the window held."""
-        rows = self.db.execute(
-            "SELECT m.id, f.n FROM (SELECT rowid, rank, count(*) OVER () AS n FROM "
-            "(SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?)) f "
-            f"JOIN memories m ON m.rowid = f.rowid WHERE m.namespace = ? AND m.id != ?{where} "
-            "ORDER BY f.rank, m.id LIMIT ?",
-            [match, window, namespace, exclude_id or "", *params, limit]).fetchall()
-        matched = rows[0][1] if rows else self.db.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)",
-            (match, window)).fetchone()[0]
-        return [r[0] for r in rows], matched
+    def _ranked(self, terms: list[str], window: int, namespace: str, exclude_id: str | None, where: str,
+                params: list, limit: int) -> tuple[list[str], bool]:
+        """The best ``limit`` of the engine's ``window`` best matches passing ``where`` (in the
+        engine's order), and whether the window held every match."""
+        assert self.lexical is not None, "ensure_schema() first"
+        rowids, exhausted = self.lexical.top(self.db, namespace, terms, window)
+        if not rowids:
+            return [], exhausted
+        found: dict[int, str] = {}
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start:start + 500]
+            found.update(self.db.execute(
+                f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({','.join('?' * len(chunk))}) "
+                f"AND +m.namespace = ? AND m.id != ?{where}", [*chunk, namespace, exclude_id or "", *params]))
+        return [found[r] for r in rowids if r in found][:limit], exhausted
 
-    def _sole_namespace(self, namespace: str) -> bool:
-        """True when no other namespace holds a memory (every full-text row is this namespace's)."""
-        return self.db.execute("SELECT 1 FROM namespace_stats WHERE namespace != ? AND n_docs > 0 LIMIT 1",
-                               (namespace,)).fetchone() is None
-
-    def term_holders(self, namespace: str, terms: list[str]) -> dict[str, list[tuple[str, str]]]:
-        unique = list(dict.fromkeys(terms))
-        out: dict[str, list[tuple[str, str]]] = {t: [] for t in unique}
-        scope = None if self._sole_namespace(namespace) else namespace
-        for start in range(0, len(unique), 200):      # below SQLite's 500 terms of a compound select
-            chunk = unique[start:start + 200]
-            # CROSS JOIN keeps the full-text postings the outer loop (each row then one rowid seek)
-            postings = " UNION ALL ".join(
-                f"SELECT {k}, m.created_at, m.id FROM memory_fts f CROSS JOIN memories m ON m.rowid = f.rowid "
-                "WHERE memory_fts MATCH ? AND m.namespace = ?" for k in range(len(chunk)))
-            params = [p for t in chunk for p in (fts_query(scope, [t]), namespace)]
-            for k, created_at, id_ in self.db.execute(postings, params):
-                out[chunk[k]].append((created_at, id_))
-        return out
+    def term_holders(self, namespace: str, terms: list[str], limit: int) -> dict[str, list[tuple[str, str]]]:
+        assert self.lexical is not None, "ensure_schema() first"
+        return self.lexical.newest_holders(self.db, namespace, terms, limit)
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
         row = self.db.execute("SELECT n_docs, total_length FROM namespace_stats WHERE namespace = ?",

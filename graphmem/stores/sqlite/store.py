@@ -1,4 +1,5 @@
-"""Embedded store: SQLite (WAL, one transaction per write) + FTS5 + in-process vectors.
+"""Embedded store: SQLite (WAL, one transaction per write) + a derived tantivy full-text index
+(``lexical.py``, caught up from the change log after each commit) + in-process vectors.
 
 Safe for many threads and several processes on one data dir: each thread reads on its own
 connection; writes serialise on the database (``connection.SQLiteBase``), and an ingest holds one
@@ -22,7 +23,6 @@ from graphmem.stores.sqlite.admin import AdminMixin
 from graphmem.stores.sqlite.reads import _COLUMNS, ReadsMixin
 from graphmem.stores.sqlite.search import SearchMixin
 from graphmem.stores.sqlite.validity_mask import RowValidity, memory_validity
-from graphmem.text import full_text_terms
 
 
 class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
@@ -75,7 +75,6 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
         old = Memory(memory_id, namespace, "", "", tags=loads(row[2]), topics=loads(row[4] or "[]"))
         labels = old.index_labels
         self._subtract_counts(db, namespace, loads(row[1]), labels, row[3])
-        db.execute("DELETE FROM memory_fts WHERE rowid = ?", (row[0],))
         db.execute("DELETE FROM memory_tags WHERE namespace = ? AND memory_id = ?", (namespace, memory_id))
         db.execute("DELETE FROM memories WHERE rowid = ?", (row[0],))
         return True
@@ -129,13 +128,20 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
     def _apply_saved(self, memories: Sequence[Memory], seqs: list[int]) -> None:
         for mem, seq in zip(memories, seqs, strict=True):
             self._apply_vector(mem.namespace, mem.id, mem.embedding, seq, memory_validity(mem))
+        self._index_lexical()
+
+    def _index_lexical(self) -> None:
+        """After a commit: the full-text index catches up once enough changes are pending, unless
+        another process or thread holds its writer (lookups merge the pending rows meanwhile)."""
+        if self.lexical is not None:
+            self.lexical.after_commit(self.db)
 
     def _write_row(self, db, mem: Memory, replace_edges: bool) -> int:
         """One memory's rows, term counts and vector log entry (whose sequence number it returns)."""
         self._remove_row(db, mem.namespace, mem.id)
         if replace_edges:
             self._delete_edges_of(db, mem.namespace, mem.id)
-        cur = db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 28)})", (
+        db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 28)})", (
             mem.namespace, mem.id, mem.content, mem.content_hash, json.dumps(mem.tags), mem.category,
             mem.source, mem.reason, json.dumps(mem.metadata), mem.created_at, mem.updated_at,
             mem.valid_until, mem.expires_at,
@@ -144,8 +150,6 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
             mem.doc_length, mem.near_duplicate_of,
             None if mem.evidence is None else json.dumps(mem.evidence), json.dumps(mem.topics),
             mem.thread, mem.seq, mem.thread_pos, mem.valid_from, mem.superseded_by, mem.effective_valid_from))
-        db.execute("INSERT INTO memory_fts (rowid, terms, namespace) VALUES (?, ?, ?)",
-                   (cur.lastrowid, full_text_terms(mem.term_counts), mem.namespace))
         db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
                        [(mem.namespace, t, mem.id, mem.created_at) for t in mem.index_labels])
         return vector_log.record(db, mem.namespace, mem.id, self.vector_log_keep)
@@ -182,7 +186,7 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
                        seqs: list[int]) -> None:
         for ns, seq in deleted:
             self._apply_vector(ns, memory_id, None, seq)
-        self._apply_saved(save, seqs)
+        self._apply_saved(save, seqs)       # and the full-text index
 
     def update_health(self, namespace: str, updates: list[tuple[str, float, list, float]]) -> int:
         with self._write() as db:
