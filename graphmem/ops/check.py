@@ -77,18 +77,18 @@ def _not_found_by_vector(store: MemoryStore, ns: str, mems: list[Memory], recall
     """Ids of memories that their own vector does not rank within ``recall_depth``. Memories whose
     vectors tie with it (identical, as the parts of a long repeated text are) may come first in any
     order, so a memory missed at ``recall_depth`` is looked up again with the depth widened by its ties."""
-    with_vector = [m for m in mems if m.embedding is not None]
-    missed = [m for m in with_vector
-              if m.id not in store.vector_candidates(ns, m.embedding, recall_depth, ALL, "")]
+    with_vector = [(m.id, m.embedding) for m in mems if m.embedding is not None]
+    missed = [(mid, vector) for mid, vector in with_vector
+              if mid not in store.vector_candidates(ns, vector, recall_depth, ALL, "")]
     if not missed:
         return []
-    unit = np.stack([_unit(m.embedding) for m in with_vector])
+    unit = np.stack([_unit(vector) for _, vector in with_vector])
     missing = []
-    for mem in missed:
-        own = _unit(mem.embedding)
+    for mid, vector in missed:
+        own = _unit(vector)
         ties = int(np.count_nonzero(unit @ own >= float(own @ own) - TIE)) - 1
-        if not ties or mem.id not in store.vector_candidates(ns, mem.embedding, recall_depth + ties, ALL, ""):
-            missing.append(mem.id)
+        if not ties or mid not in store.vector_candidates(ns, vector, recall_depth + ties, ALL, ""):
+            missing.append(mid)
     return missing
 
 
