@@ -15,8 +15,8 @@ from graphmem.ingest.chat import import_chat
 from graphmem.stores.sqlite import SQLiteStore
 from tests.test_same_ranking import neo4j_engine
 
-PART_CHARS = 400          # limits.max_content_chars: a 36,000-character message becomes 90 parts
-PARTS = 90
+PART_CHARS = 400          # limits.max_content_chars: a 16,000-character message becomes 40 parts,
+PARTS = 40                # twice check_recall_depth (20) of one vector
 
 
 def repeated_message(tmp_path: Path) -> Path:
@@ -31,8 +31,9 @@ def settings_for(tmp_path: Path):
 
 
 def import_and_check(engine: Graphmem, tmp_path: Path, namespace: str) -> dict:
-    summary = import_chat(engine, repeated_message(tmp_path), "transcript", namespace=namespace)
-    assert summary["created"] > engine.settings.store.check_recall_depth + 20 and summary["rejected"] == 0
+    summary = import_chat(engine, repeated_message(tmp_path), "transcript", namespace=namespace,
+                          batch_size=10)
+    assert summary["created"] > engine.settings.store.check_recall_depth + 10 and summary["rejected"] == 0
     parts = [m for batch in engine.store.iter_memories(namespace) for m in batch if m.content.startswith("Ana:")]
     assert len({m.embedding.tobytes() for m in parts[:-1]}) == 1, "the parts share one vector"
     return engine.check([namespace])
