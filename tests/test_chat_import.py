@@ -168,8 +168,8 @@ BAD = {
     "malformed json": ("chatgpt", lambda tmp: _write(tmp, "broken.json", '[{"id": "c1", "mapping": {'),
                        "invalid JSON at line 1"),
     "dangling parent": ("chatgpt", bad_chatgpt,
-                        f"conversation {GPT.split(':', 1)[1]}, node 1b7f6c4e-7d8a-4c9b-9e4f-3a2b1c0d9eb8: parent "
-                        "'0000dead-beef' is not in the mapping"),
+                        f'conversation 1 ("Sourdough proofing time", id {GPT.split(":", 1)[1]}), '
+                        "node 1b7f6c4e-7d8a-4c9b-9e4f-3a2b1c0d9eb8: parent '0000dead-beef' is not in the mapping"),
     "no speaker lines": ("transcript", lambda tmp: _write(tmp, "notes.txt", "just some notes\nwithout speakers\n"),
                          "line 1: text before any 'Speaker: text' line"),
     "line without thread": ("messages", lambda tmp: _write(
@@ -181,7 +181,7 @@ BAD = {
         "message messages:"),
     "claude message without sender": ("claude", lambda tmp: _write(
         tmp, "c.json", json.dumps([{"uuid": "c1", "chat_messages": [{"uuid": "m1", "text": "hi"}]}])),
-        "conversation c1, message m1: no 'sender'"),
+        "conversation 1 (untitled, id c1), message m1: no 'sender'"),
 }
 
 

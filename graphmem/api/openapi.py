@@ -5,6 +5,7 @@ Nothing here states a field or a bound: change a model and the document follows.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -15,6 +16,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from graphmem.api.validation import Operation
 from graphmem.config import Settings
 from graphmem.contract import contract, responses
+from graphmem.contract.numbers import json_value_schema
 
 JSON = "application/json"
 REF = "#/components/schemas/{model}"
@@ -28,6 +30,12 @@ DESCRIPTION = ("Graph memory for AI agents. Memories are nodes linked by SHARES_
                "health/source weighting -> rank and explains every result. Errors are always "
                "`{\"error\": {\"code\", \"message\", \"field\"}}`, also for unknown routes (404) and methods a "
                "path does not support (405, with an Allow header).")
+JSON_VALUE = "JsonValue"
+# Request models whose free-form ``metadata`` values follow the number rule (docs/strict-json.md).
+WITH_METADATA = ("MemoryInput", "MemoryPatch")
+EVIDENCE_422 = ("Validation failed; `field` names the input. Also `evidence_rejected` (field `...evidence.quote`) "
+                "when an evidence quote does not occur in its `source_text` (compared after folding case and "
+                "whitespace): a rule between two fields that JSON Schema cannot state.")
 
 
 def _strip_titles(node: Any) -> Any:
@@ -62,6 +70,12 @@ def _components(settings: Settings) -> tuple[dict[str, Any], dict[str, Any]]:
         + [(m, "serialization") for m in responses.RESPONSE_MODELS])
     _, top = models_json_schema(pairs, ref_template=REF)
     schemas = _strip_titles(top["$defs"])
+    schemas[JSON_VALUE] = json_value_schema(REF.format(model=JSON_VALUE))
+    for name in WITH_METADATA:
+        metadata = schemas[name]["properties"]["metadata"]
+        for option in metadata.get("anyOf", [metadata]):
+            if option.get("type") == "object":
+                option["additionalProperties"] = {"$ref": REF.format(model=JSON_VALUE)}
     arg_schemas = {name: schemas.pop(model.__name__) for name, model in args.items()}
     return schemas, arg_schemas
 
@@ -96,10 +110,27 @@ def _response(desc: str, schema: str | None, status: int, media: str | None = No
     return out
 
 
-def _operation(op: Operation, path_args: list[str], arg_schemas: dict[str, Any]) -> dict[str, Any]:
+def _refers(schemas: dict[str, Any], name: str, target: str) -> bool:
+    """Whether schema ``name`` holds ``target`` at any depth, through its references."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current == target:
+            return True
+        if current in seen or current not in schemas:
+            continue
+        seen.add(current)
+        todo += re.findall(r'"#/components/schemas/([^"]+)"', json.dumps(schemas[current]))
+    return False
+
+
+def _operation(op: Operation, path_args: list[str], arg_schemas: dict[str, Any],
+               schemas: dict[str, Any]) -> dict[str, Any]:
     documented = {s: _response(d, schema, s, op.media.get(s)) for s, (d, schema) in op.ok.items()}
     for status in (*op.errors, *(() if op.public else (401, 503))):
-        documented.setdefault(status, _response(ERRORS[status], "Error", status))
+        evidence = status == 422 and op.body is not None and _refers(schemas, op.body, "Evidence")
+        documented.setdefault(status, _response(EVIDENCE_422 if evidence else ERRORS[status], "Error", status))
     responses_ = {str(s): documented[s] for s in sorted(documented)}
     responses_["default"] = _response("Unexpected error", "Error", 500)
     out: dict[str, Any] = {"operationId": op.op_id, "tags": [op.tag], "summary": op.summary,
@@ -126,7 +157,8 @@ def build_spec(app: Flask, settings: Settings) -> dict[str, Any]:
             continue
         template = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
-            paths.setdefault(template, {})[method.lower()] = _operation(op, sorted(rule.arguments), arg_schemas)
+            paths.setdefault(template, {})[method.lower()] = _operation(op, sorted(rule.arguments), arg_schemas,
+                                                                          schemas)
     return {
         "openapi": "3.1.0",
         "info": {"title": "graphmem", "version": __import__("graphmem").__version__, "description": DESCRIPTION},

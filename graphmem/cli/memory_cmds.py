@@ -92,8 +92,11 @@ IMPORT_FORMATS = ("memories", "chatgpt", "claude", "messages", "transcript")
 @click.option("--namespace-field", help="Metadata field whose value becomes the namespace (e.g. conversation).")
 @click.option("--batch-size", type=int, default=None,
               help="Memories per chunk [default: ingest.import_chunk_size].")
+@click.option("--skip-invalid", is_flag=True,
+              help="Chat formats: import the good conversations and list the bad ones, instead of refusing "
+                   "the whole file.")
 @pass_cli
-def import_(cli: CliContext, path, fmt, thread, namespace, namespace_field, batch_size) -> None:
+def import_(cli: CliContext, path, fmt, thread, namespace, namespace_field, batch_size, skip_invalid) -> None:
     """Import memories or a chat export (batched, idempotent) with a progress bar and summary."""
     from graphmem.ingest.bulk import import_jsonl
     from graphmem.ingest.chat import import_chat
@@ -101,12 +104,16 @@ def import_(cli: CliContext, path, fmt, thread, namespace, namespace_field, batc
     if fmt == "memories":
         if thread:
             raise click.UsageError("--thread applies to chat formats (transcript)")
+        if skip_invalid:
+            raise click.UsageError("--skip-invalid applies to chat formats (a memories file already imports "
+                                   "its good lines and lists the rejected ones)")
         summary = import_jsonl(cli.engine(), path, namespace, namespace_field, batch_size, progress=True)
         place = "line"
     else:
         if namespace_field:
             raise click.UsageError("--namespace-field applies to --format memories only")
-        summary = import_chat(cli.engine(), path, fmt, namespace, thread, batch_size, progress=True)
+        summary = import_chat(cli.engine(), path, fmt, namespace, thread, batch_size, progress=True,
+                              skip_invalid=skip_invalid)
         place = "message"
     table = Table(title=escape(f"import {path}"))
     for col in ("created", "duplicate", "rejected"):
@@ -117,6 +124,12 @@ def import_(cli: CliContext, path, fmt, thread, namespace, namespace_field, batc
         console.print(escape(f"  {place} {row[place]}: {row['code']}: {row['message']} (field: {row['field']})"))
     if len(summary["rejections"]) > 20:
         console.print(f"  ... {len(summary['rejections']) - 20} more rejections")
+    skipped = summary.get("skipped", [])
+    if skipped:
+        console.print(f"skipped {len(skipped)} bad conversation{'s' if len(skipped) > 1 else ''} (nothing of "
+                      "them stored):")
+    for row in skipped:
+        console.print(escape(f"  {row['code']}: {row['message']}"), soft_wrap=True)
 
 
 @click.command()

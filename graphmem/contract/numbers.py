@@ -50,3 +50,16 @@ def check_numbers(data: Any, prefix: str = "") -> None:
             if problem is not None:
                 field = _path(prefix, parts)
                 raise ValidationError(f"{field}: {problem}" if field else problem, field=field)
+
+
+def json_value_schema(ref: str) -> dict[str, Any]:
+    """The JSON Schema of a free-form value (a ``metadata`` value) under this rule, for the OpenAPI
+    document: any JSON value, its numbers within +-(2**53 - 1) at any depth (``ref`` points back
+    here). One bound states both halves of the rule: every double past 2**53 is an integer."""
+    return {
+        "description": f"Any JSON value; every number in it, at any depth, within -{MAX_SAFE_INTEGER}.."
+                       f"{MAX_SAFE_INTEGER} (2**53-1: exact in every JSON parser; see docs/strict-json.md).",
+        "anyOf": [{"type": "string"}, {"type": "boolean"}, {"type": "null"},
+                  {"type": "number", "minimum": -MAX_SAFE_INTEGER, "maximum": MAX_SAFE_INTEGER},
+                  {"type": "array", "items": {"$ref": ref}},
+                  {"type": "object", "additionalProperties": {"$ref": ref}}]}

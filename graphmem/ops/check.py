@@ -17,6 +17,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from graphmem.config import ContextSettings, EdgeSettings
 from graphmem.model import EDGE_TYPES, LINK_TYPES, Edge, Memory, MemoryFilter
 from graphmem.ops.records import namespace_edges
@@ -24,6 +26,8 @@ from graphmem.ops.thread_check import thread_problems
 from graphmem.stores.base import MemoryStore
 
 ALL = MemoryFilter(include_expired=True)
+# Cosine similarities this close tie: float32 scores cannot order them, so neither store can.
+TIE = 1e-5
 TERM_CHUNK = 500
 
 
@@ -69,13 +73,37 @@ def _count_problems(store: MemoryStore, ns: str, mems: list[Memory]) -> list[Pro
     return out
 
 
+def _not_found_by_vector(store: MemoryStore, ns: str, mems: list[Memory], recall_depth: int) -> list[str]:
+    """Ids of memories that their own vector does not rank within ``recall_depth``. Memories whose
+    vectors tie with it (identical, as the parts of a long repeated text are) may come first in any
+    order, so a memory missed at ``recall_depth`` is looked up again with the depth widened by its ties."""
+    with_vector = [(m.id, m.embedding) for m in mems if m.embedding is not None]
+    missed = [(mid, vector) for mid, vector in with_vector
+              if mid not in store.vector_candidates(ns, vector, recall_depth, ALL, "")]
+    if not missed:
+        return []
+    unit = np.stack([_unit(vector) for _, vector in with_vector])
+    missing = []
+    for mid, vector in missed:
+        own = _unit(vector)
+        ties = int(np.count_nonzero(unit @ own >= float(own @ own) - TIE)) - 1
+        if not ties or mid not in store.vector_candidates(ns, vector, recall_depth + ties, ALL, ""):
+            missing.append(mid)
+    return missing
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    vector = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm else vector
+
+
 def _index_problems(store: MemoryStore, ns: str, mems: list[Memory], recall_depth: int) -> list[Problem]:
-    no_vector, not_found, not_lexical = [], [], []
+    no_vector, not_lexical = [], []
+    not_found = _not_found_by_vector(store, ns, mems, recall_depth)
     for mem in mems:
         if mem.embedding is None:
             no_vector.append(mem.id)
-        elif mem.id not in store.vector_candidates(ns, mem.embedding, recall_depth, ALL, ""):
-            not_found.append(mem.id)
         if mem.term_counts:
             df = store.term_stats(ns, list(mem.term_counts)).df
             rarest = min(mem.term_counts, key=lambda t: (df.get(t, 0), t))

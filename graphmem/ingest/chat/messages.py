@@ -12,12 +12,25 @@ from __future__ import annotations
 from typing import Any
 
 from graphmem import fastjson
-from graphmem.ingest.chat.records import ChatExportError, Turn, iso, segment
+from graphmem.ingest.chat.records import (
+    ChatExportError,
+    Conversation,
+    Turn,
+    iso,
+    kind,
+    label,
+    numbers,
+    read_each,
+    segment,
+)
 
 FORMAT = "messages"
 
 
 def _field(obj: dict[str, Any], names: tuple[str, ...], where: str, required: bool = True) -> Any:
+    for name in names:
+        if obj.get(name) is not None and not isinstance(obj[name], str):
+            raise ChatExportError(f"{where}: {name!r} must be a string, not {kind(obj[name])}", field=name)
     value = next((obj[n] for n in names if obj.get(n) is not None), None)
     if required and (not isinstance(value, str) or not value.strip()):
         raise ChatExportError(f"{where}: needs {' or '.join(repr(n) for n in names)} as a non-empty string",
@@ -25,8 +38,9 @@ def _field(obj: dict[str, Any], names: tuple[str, ...], where: str, required: bo
     return value
 
 
-def read(text: str) -> list[tuple[str, list[Turn]]]:
-    """(thread, turns) for each thread of the file, in order of first appearance."""
+def read(text: str) -> list[Conversation]:
+    """Each thread of the file, in order of first appearance: its turns, or its error. A line
+    that names no thread cannot be given to one, so it refuses the whole file."""
     rows: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -39,30 +53,38 @@ def read(text: str) -> list[tuple[str, list[Turn]]]:
         if not isinstance(obj, dict):
             raise ChatExportError(f"{where}: not a JSON object", field=None)
         thread = _field(obj, ("thread",), where).strip()
-        seq = obj.get("seq")
-        if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or seq < 0):
-            raise ChatExportError(f"{where}: seq must be an integer >= 0", field="seq")
         rows.setdefault(thread, []).append((number, obj))
     if not rows:
         raise ChatExportError("no messages: the file holds no JSON lines", field=None)
-    return [(thread, _turns(thread, lines)) for thread, lines in rows.items()]
+    return read_each(list(rows.items()), lambda index, item: (item[0], _turns(index, *item)), lambda item: item[0])
 
 
-def _turns(thread: str, lines: list[tuple[int, dict[str, Any]]]) -> list[Turn]:
+def _turns(index: int, thread: str, lines: list[tuple[int, dict[str, Any]]]) -> list[Turn]:
+    conv = label(index, thread)
+    for number, obj in lines:
+        numbers(obj, f"{conv}, line {number}")
+        seq = obj.get("seq")
+        if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or seq < 0):
+            raise ChatExportError(f"{conv}, line {number}: seq must be an integer >= 0", field="seq")
     with_seq = [n for n, obj in lines if obj.get("seq") is not None]
     if with_seq and len(with_seq) < len(lines):
         missing = next(n for n, obj in lines if obj.get("seq") is None)
-        raise ChatExportError(f"line {missing}: thread {thread!r} gives seq on some lines but not this one",
-                              field="seq")
+        raise ChatExportError(f"{conv}, line {missing}: thread {thread!r} gives seq on some lines but not "
+                              "this one", field="seq")
     if with_seq:
         lines = sorted(lines, key=lambda row: row[1]["seq"])
     turns: list[Turn] = []
     ids: dict[str, int] = {}
     for position, (number, obj) in enumerate(lines):
-        where = f"line {number}"
+        where = f"{conv}, line {number}"
         speaker = _field(obj, ("speaker", "role"), where).strip()
         text = _field(obj, ("content", "text"), where).strip()
-        key = obj.get("id") if obj.get("id") is not None else obj.get("seq", position)
+        given = obj.get("id")
+        if given is not None and (isinstance(given, bool) or not isinstance(given, str | int)
+                                  or (isinstance(given, str) and not given.strip())):
+            raise ChatExportError(f"{where}: 'id' must be a non-empty string or an integer, not {kind(given)}",
+                                  field="id")
+        key = given if given is not None else obj.get("seq", position)
         memory_id = f"{FORMAT}:{segment(thread)}/{segment(key)}"
         if memory_id in ids:
             raise ChatExportError(f"{where}: thread {thread!r} already has message {key!r} "
@@ -71,5 +93,5 @@ def _turns(thread: str, lines: list[tuple[int, dict[str, Any]]]) -> list[Turn]:
         role = obj.get("role") if isinstance(obj.get("role"), str) and obj["role"].strip() else None
         turns.append(Turn(id=memory_id, speaker=speaker, role=role.strip() if role else None, text=text,
                           created_at=iso(obj.get("created_at", obj.get("timestamp")), where),
-                          metadata={"message_id": obj.get("id"), "line": number}))
+                          metadata={"message_id": given, "line": number}))
     return turns

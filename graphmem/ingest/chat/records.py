@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from graphmem.config import Limits
+from graphmem.contract.numbers import check_numbers
 from graphmem.errors import ValidationError
 from graphmem.model import normalize_timestamp
 
@@ -26,6 +27,73 @@ class ChatExportError(ValidationError):
     """A chat export that cannot be read whole; the message names the line or message."""
 
     code = "bad_export"
+
+
+@dataclass
+class Conversation:
+    """One conversation of an export as read: its turns, or why it cannot be imported.
+
+    ``index`` counts from 1 in file order and ``title`` is the export's own (a JSONL's thread name),
+    so a person finds the conversation an error names."""
+
+    index: int
+    title: str | None
+    thread: str | None
+    turns: list[Turn] = field(default_factory=list)
+    error: ChatExportError | None = None
+
+
+def label(index: int, title: Any, ident: Any = None) -> str:
+    """``conversation 3 ("Trip plans", id c1)``: how an error names a conversation."""
+    named = [json_text(title) if isinstance(title, str) and title else "untitled"]
+    if isinstance(ident, str) and ident:
+        named.append(f"id {ident}")
+    return f"conversation {index} ({', '.join(named)})"
+
+
+def json_text(value: str, room: int = 80) -> str:
+    """A title quoted for an error message, cut to ``room`` characters."""
+    return '"' + (value if len(value) <= room else value[:room - 3] + "...") + '"'
+
+
+def read_each(items: list[Any], read_one: Any, title_of: Any) -> list[Conversation]:
+    """``read_one(index, item)`` for every conversation, keeping a bad one's error rather than
+    stopping: the caller refuses the file on the first, or skips them (``--skip-invalid``)."""
+    out = []
+    for index, item in enumerate(items, start=1):
+        title = title_of(item)
+        try:
+            thread, turns = read_one(index, item)
+        except ChatExportError as exc:
+            out.append(Conversation(index, title, None, error=exc))
+            continue
+        out.append(Conversation(index, title, thread, turns))
+    return out
+
+
+def numbers(value: Any, where: str) -> None:
+    """The number rule of docs/strict-json.md (finite; integers within +-(2**53-1)) over a
+    conversation or line, so an export carries nothing the API would refuse."""
+    try:
+        check_numbers(value)
+    except ValidationError as exc:
+        raise ChatExportError(f"{where}: {exc.message}", field=exc.field) from None
+
+
+def text_or_none(obj: dict[str, Any], key: str, where: str) -> str | None:
+    """``obj[key]`` when it is a string, None when absent or null; any other type is a bad export."""
+    value = obj.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise ChatExportError(f"{where}: {key!r} must be a string or null, not {kind(value)}", field=key)
+
+
+def kind(value: Any) -> str:
+    """A JSON value's type as a person names it, for error messages."""
+    if isinstance(value, bool):
+        return "a boolean"
+    return {dict: "an object", list: "a list", str: "a string", int: "an integer",
+            float: "a number"}.get(type(value), type(value).__name__)
 
 
 @dataclass

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 
-from graphmem.ingest.chat.records import ChatExportError, Turn, segment
+from graphmem.ingest.chat.records import ChatExportError, Conversation, Turn, segment
 
 FORMAT = "transcript"
 SPEAKER_LINE = re.compile(r"^\s*([A-Za-z0-9][^:\s]*(?: [^:\s]+){0,3})\s*:(?:\s+(.*))?$")
 
 
-def read(text: str, name: str, thread: str) -> list[tuple[str, list[Turn]]]:
-    """One (thread, turns); ``name`` is the id segment (the stem or the given thread)."""
+def read(text: str, name: str, thread: str) -> list[Conversation]:
+    """The one conversation of a transcript; ``name`` is the id segment (the stem or the given thread).
+    A transcript has no structure to be wrong per conversation: its errors refuse the file."""
     turns: list[tuple[int, str, list[str]]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -39,4 +40,4 @@ def read(text: str, name: str, thread: str) -> list[tuple[str, list[Turn]]]:
                             metadata={"line": number}))
     for seq, turn in enumerate(out):
         turn.id = f"{FORMAT}:{segment(name)}/{seq}"
-    return [(thread, out)]
+    return [Conversation(1, name, thread, out)]
