@@ -53,3 +53,7 @@ main.add_command(mcp_command)
 from graphmem.cli import ops_cmds  # noqa: E402
 
 ops_cmds.register(main)
+
+from graphmem.cli.context_cmd import context as context_command  # noqa: E402
+
+main.add_command(context_command)

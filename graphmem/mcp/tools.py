@@ -109,6 +109,10 @@ def supersede_candidates(eng: Graphmem, cfg: McpSettings, ns: str, req: Any,
     return eng.run_supersede_candidates(ns, extra["memory_id"])
 
 
+def memory_context(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
+    return eng.run_context(req, ns)
+
+
 def memory_stats(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
     return eng.stats(ns)
 
@@ -171,4 +175,11 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
     ToolSpec("memory_stats", "Memory statistics", (
         "Counts for the namespace: memories, edges per type, degree, and a health histogram. Useful to "
         "check that memory is populated before relying on it."), memory_stats, "NamespaceArgs", ()),
+    ToolSpec("memory_context", "Memory as prompt context", (
+        "The memories relevant to a question as one text ready to put in a prompt, within `max_tokens`: "
+        "each memory dated (relative phrases such as 'last week' resolved to dates), with its speaker or "
+        "source, grouped by conversation in order with neighbouring turns, cut on a memory boundary. "
+        "Takes the same query, filters and k as search_memories; returns the text, its token count, the "
+        "memory ids in the order shown and the trace."), memory_context, "ContextRequest", (),
+        unlisted=("params",)),
 )}
