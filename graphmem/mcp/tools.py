@@ -7,6 +7,7 @@ already authorised namespace and the remaining arguments, and runs in a worker t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,7 +111,24 @@ def supersede_candidates(eng: Graphmem, cfg: McpSettings, ns: str, req: Any,
 
 
 def memory_context(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    return eng.run_context(req, ns)
+    """The block; when its JSON passes ``[mcp] max_result_chars``, rebuilt under the budget whose text
+    fits the room the rest leaves (a block ends on a memory boundary, so it is rebuilt, not cut) and
+    marked ``truncated``."""
+    out = eng.run_context(req, ns)
+    asked = req.max_tokens
+    for _ in range(4):
+        size = len(json.dumps(out, ensure_ascii=False))
+        if size <= cfg.max_result_chars or req.max_tokens <= 1:
+            break
+        text = len(json.dumps(out["text"], ensure_ascii=False))
+        room = cfg.max_result_chars - (size - text) - 200          # 200: the truncated note
+        smaller = max(1, min(req.max_tokens - 1, int(out["tokens"] * max(room, 0) / text * 0.95)))
+        req = req.model_copy(update={"max_tokens": smaller})
+        out = eng.run_context(req, ns)
+    if req.max_tokens != asked:
+        out["truncated"] = {"max_tokens": req.max_tokens, "max_result_chars": cfg.max_result_chars,
+                            "hint": "ask for fewer max_tokens"}
+    return out
 
 
 def memory_stats(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:

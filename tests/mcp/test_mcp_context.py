@@ -50,3 +50,22 @@ def test_the_block_over_mcp(url):
     assert out["text"] == ("## s1 (8 May 2023)\n"
                            "[yesterday = 7 May 2023] Caroline: I went to the LGBTQ support group yesterday.")
     assert out["memories"] == ["t0"] and 0 < out["tokens"] <= 60
+
+
+def test_a_block_past_max_result_chars_is_rebuilt_smaller(make_engine):
+    from dataclasses import replace
+
+    from graphmem.contract import contract
+    from graphmem.mcp.tools import memory_context
+
+    eng = make_engine()
+    turns = [{"id": f"t{i}", "content": f"Turn {i}: we talked about the garden, the roses and the rain again.",
+              "thread": "s1", "seq": i} for i in range(40)]
+    assert {r.status for r in eng.add_batch(turns)} == {"created"}
+    cfg = replace(eng.settings.mcp, max_result_chars=2500)
+    req = contract(eng.settings).ContextRequest.model_validate({"query": "garden roses", "max_tokens": 2000,
+                                                                  "k": 40})
+    out = memory_context(eng, cfg, "default", req, {})
+    assert len(json.dumps(out, ensure_ascii=False)) <= 2500
+    assert out["truncated"]["max_tokens"] < 2000 and out["tokens"] <= out["truncated"]["max_tokens"]
+    assert out["memories"] and "truncated" not in memory_context(eng, eng.settings.mcp, "default", req, {})
