@@ -32,35 +32,34 @@ from graphmem.text import llm_tokens
 
 @dataclass
 class Block:
-    """What the block holds so far: memories by id with their rank (results) or None (neighbours)."""
+    """What the block holds so far: memories by id with their line, their rank (results; neighbours
+    have none), each thread's header date, and the tokens used."""
 
     max_tokens: int
     rules: TimeSettings
     shown: dict[str, Memory] = field(default_factory=dict)
+    lines: dict[str, str] = field(default_factory=dict)
     rank: dict[str, int] = field(default_factory=dict)
     threads: dict[str, date | None] = field(default_factory=dict)     # thread -> its header's date
     tokens: int = 0
 
-    def cost(self, mem: Memory) -> int:
-        if mem.thread and mem.thread not in self.threads:
-            day = memory_day(mem, self.rules)
-            return llm_tokens(thread_header(mem.thread, day)) + llm_tokens(memory_line(mem, self.rules, day))
-        return llm_tokens(self.line(mem))
-
-    def line(self, mem: Memory) -> str:
-        return memory_line(mem, self.rules, self.threads.get(mem.thread) if mem.thread else None)
-
     def try_add(self, mem: Memory, rank: int | None) -> bool:
+        """Add ``mem`` when its line (and its thread's header, for a thread's first) fits the budget."""
         if mem.id in self.shown:
             return True
-        need = self.cost(mem)
+        day = memory_day(mem, self.rules)
+        opens = mem.thread is not None and mem.thread not in self.threads
+        header_day = day if opens else self.threads.get(mem.thread) if mem.thread else None
+        line = memory_line(mem, self.rules, header_day, day)
+        need = llm_tokens(line) + (llm_tokens(thread_header(mem.thread, day)) if opens else 0)   # type: ignore
         if self.tokens + need > self.max_tokens:
             return False
         self.shown[mem.id] = mem
+        self.lines[mem.id] = line
         if rank is not None:
             self.rank[mem.id] = rank
-        if mem.thread and mem.thread not in self.threads:
-            self.threads[mem.thread] = memory_day(mem, self.rules)
+        if opens:
+            self.threads[mem.thread] = day   # type: ignore[index]
         self.tokens += need
         return True
 
@@ -84,10 +83,11 @@ def speaker_prefix(mem: Memory) -> str:
     return "" if mem.content.startswith(f"{who}:") else f"{who}: "
 
 
-def memory_line(mem: Memory, rules: TimeSettings, header_day: date | None = None) -> str:
+def memory_line(mem: Memory, rules: TimeSettings, header_day: date | None = None,
+                day: date | None = None) -> str:
     """One memory as one line: ``[date; phrase = resolution] speaker: content``, the date left out
-    when it is the thread header's."""
-    day = memory_day(mem, rules)
+    when it is the thread header's (``day``: the memory's, when already known)."""
+    day = day if day is not None else memory_day(mem, rules)
     parts = [render(day)] if day is not None and day != header_day else []
     parts += [f"{t.get('phrase')} = {t.get('text')}" for t in mem.times]
     stamp = f"[{'; '.join(parts)}] " if parts else ""
@@ -114,7 +114,7 @@ def render_block(block: Block) -> tuple[str, list[str]]:
             lines.append(thread_header(key[2:], block.threads[key[2:]]))
             members = sorted(members, key=lambda m: m.thread_pos or "")
         for mem in members:
-            lines.append(block.line(mem))
+            lines.append(block.lines[mem.id])
             order.append(mem.id)
     return "\n".join(lines), order
 
