@@ -310,7 +310,8 @@ class SearchPipeline:
             if timed:
                 assert self.time is not None
                 found = time_boost.apply(cands, q.text, q.flt.as_of or q.now, self.time, cfg.time_boost)
-                row.counts(len(cands), len(cands), time=found or {"phrase": None, "boosted": 0})
+                if found is not None:           # the query names a date
+                    row.counts(len(cands), len(cands), time=found)
 
     def _rank(self, q: _Query, cands: dict[str, Candidate], trace: Trace) -> list[Candidate]:
         """Merge near-duplicates, order, cut to k."""
