@@ -38,6 +38,7 @@ from rich.table import Table
 
 from bench.meta import command_line
 from graphmem.eval import metrics as M
+from graphmem.eval.context_eval import BUDGETS, block_metrics
 from graphmem.eval.cv_report import build_cv_report, print_cv
 from graphmem.eval.dataset import locomo_dir
 from graphmem.eval.edge_report import expansion_row
@@ -136,6 +137,8 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         return rrf_grid()
     elif name == "cv-recall":     # the recall levers: full-text term selection, fusion rule and keys' mix, pools
         return recall_grid()
+    elif name == "cv-time":       # stage time (a date in the query boosts what it fits) against the default
+        return lever_grid("cv-time", TIME_LEVERS)
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
@@ -270,6 +273,10 @@ def lever_grid(grid: str, levers: list[tuple[str, dict[str, Any]]]) -> list[tupl
     return rows
 
 
+# Stage time, an untuned single point at its shipped boost, paired with today's default.
+TIME_LEVERS: list[tuple[str, dict[str, Any]]] = [("+time", {"stages": {"time": True}})]
+
+
 def recall_grid() -> list[tuple[str, str, dict[str, Any]]]:
     """Each recall lever alone on today's default."""
     return lever_grid("cv-recall", RECALL_LEVERS)
@@ -379,8 +386,13 @@ def score(runs, dataset, relevance, hard: tuple[str, Any], k: int = 10) -> dict[
 
 
 CV_METRICS = ("recall@5", "recall@10", "ndcg@10", "mrr", "answer@5", "answer@10", "context_tokens@5",
-              "context_tokens@10")
-PER_QUERY = ("recall@10", "ndcg@10", "answer@10")   # kept per query: paired comparisons across reports
+              "context_tokens@10", *(f"block_answer@{b}" for b in BUDGETS),
+              *(f"block_tokens@{b}" for b in BUDGETS))
+# kept per query: paired comparisons across reports
+PER_QUERY = ("recall@10", "ndcg@10", "answer@10", *(f"block_answer@{b}" for b in BUDGETS))
+# Results each grid point asks for: the top 10 are the same at any depth (every stage before the
+# cut is independent of k), and the context block ([context_block] k) is built from the top 20.
+CV_DEPTH = 20
 
 
 def run_cv(args: argparse.Namespace) -> None:
@@ -404,9 +416,10 @@ def run_cv(args: argparse.Namespace) -> None:
             for label, recipe, params in grid_spec:
                 full = label if len(EDGE_GRIDS[args.edges]) == 1 else f"{edge_label} / {label}"
                 t0 = time.perf_counter()
-                runs = run_config(engine, dataset, recipe, 10, params)
+                runs = run_config(engine, dataset, recipe, CV_DEPTH, params)
                 grid[full] = {r.query_id: {**query_metrics(r, relevance[r.query_id], 10, 10),
                                            **coverage_metrics(r, contents, q.fields.get("answer", "")),
+                                           **block_metrics(engine, r, q.namespace, q.fields.get("answer", "")),
                                            **expansion_row(r, relevance[r.query_id], 10)}
                               for r, q in zip(runs, dataset.queries, strict=True)}
                 family = GRID_FAMILIES.get(label, recipe)
@@ -443,7 +456,7 @@ def main() -> None:
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
                                                      "cv-model", "cv-topics", "cv-context", "cv-multihop",
                                                      "cv-windows", "cv-default", "cv-recall", "cv-keys",
-                                                     "cv-threaded", "cv-rrf"],
+                                                     "cv-threaded", "cv-rrf", "cv-time"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")

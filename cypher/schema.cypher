@@ -8,7 +8,7 @@
 //             metadata, created_at, updated_at, valid_until, expires_at, embedding, embedding_f32,
 //             health, health_reasons, source_weight, term_counts, term_keys, doc_length,
 //             terms, near_duplicate_of, evidence, topics, topic_labels, thread, seq, thread_pos,
-//             valid_from, superseded_by, valid_start})
+//             valid_from, superseded_by, valid_start, times})
 //       valid_start = valid_from, else created_at (what as_of compares); superseded_by = the memory
 //       that replaced it, joined to it by a SUPERSEDES relationship.
 //       thread / seq: the conversation and position (optional); thread_pos = model.thread_position,
@@ -18,7 +18,7 @@
 //       hold it; it has no tags' edges of its own.
 //       embedding_f32 = the embedding as little-endian float32 bytes (what reads return: under half
 //       the float list's Bolt size; the list is what the vector index holds);
-//       metadata / health_reasons / term_counts / evidence / topics are JSON strings;
+//       metadata / health_reasons / term_counts / evidence / topics / times are JSON strings;
 //       terms = graphmem's own tokens, space separated, repeated per term frequency;
 //       term_keys = the distinct terms (to keep TermDF in step without parsing JSON).
 //   (:Memory)-[:TAGGED {namespace, tag, created_at, memory_id}]->(:Tag {namespace, name})

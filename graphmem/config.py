@@ -18,7 +18,7 @@ from graphmem.errors import ConfigError
 
 APP_NAME = "graphmem"
 DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
-STAGES = ("router", "lexical", "vector", "context", "feedback", "expansion", "health", "source")
+STAGES = ("router", "lexical", "vector", "context", "feedback", "expansion", "health", "source", "time")
 FUSIONS = ("rrf", "weighted")       # how recall fuses its channels (retrieval/recall.py fuse)
 # how expansion treats a seed its context window scored (retrieval/expansion.py)
 THREADED_EXPANSION = ("all", "outside_window", "off")
@@ -89,6 +89,7 @@ class Limits:
     max_relation_label_chars: int
     max_evidence_chars: int
     max_supersedes: int
+    max_context_tokens: int
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,26 @@ class TopicSettings:
     words: bool
     phrases: bool
     stop_words: tuple[str, ...] = ()     # filler words never taken as a (word or pair) topic
+
+
+@dataclass(frozen=True)
+class TimeSettings:
+    """Relative time phrases resolved at ingest (``ingest/timeref.py``) and a query's date."""
+
+    enabled: bool
+    time_fields: list[str]
+    max_per_memory: int
+    week_start: int
+    seasons: dict[str, list[int]]
+
+
+@dataclass(frozen=True)
+class ContextBlockSettings:
+    """The prompt-ready context block (``retrieval/context_block.py``)."""
+
+    k: int
+    neighbours_before: int
+    neighbours_after: int
 
 
 @dataclass(frozen=True)
@@ -346,6 +367,8 @@ class SearchConfig:
         "A superseded result never ranks above its successor (missing successors are brought in)."))
     thread_decay: float = tunable(0.0, 1.0, description=(
         "Each result's score times this per result of its thread already placed above it (1: off)."))
+    time_boost: float = tunable(0.0, 10.0, description=(
+        "Stage time: a result whose time or resolved phrase falls in the query's date gains this share."))
     name: str = "custom"
 
     def stage(self, name: str) -> bool:
@@ -380,6 +403,8 @@ class Settings:
     context: ContextSettings
     supersede: SupersedeSettings
     search: SearchConfig
+    time: TimeSettings
+    context_block: ContextBlockSettings
     recipes: dict[str, SearchConfig] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     # Where the values came from: the TOML files read (defaults first) and the GRAPHMEM_* variables applied.
@@ -465,6 +490,19 @@ def _store(data: dict) -> StoreSettings:
     return replace(cfg, data_dir=resolve_data_dir(cfg.data_dir))
 
 
+def _time(data: dict) -> TimeSettings:
+    cfg = _build(TimeSettings, data, "time")
+    if not isinstance(cfg.week_start, int) or not 0 <= cfg.week_start <= 6:
+        raise ConfigError(f"[time] week_start must be 0 (Monday) .. 6 (Sunday), not {cfg.week_start!r}",
+                          field="time.week_start")
+    for name, months in cfg.seasons.items():
+        if (not isinstance(months, list) or len(months) != 2
+                or not all(isinstance(m, int) and 1 <= m <= 12 for m in months)):
+            raise ConfigError(f"[time] seasons.{name} must be [first month, last month] (1-12), not {months!r}",
+                              field=f"time.seasons.{name}")
+    return cfg
+
+
 def settings_from_dict(data: dict) -> Settings:
     health = dict(data["health"])
     health["transient_patterns"] = tuple(health["transient_patterns"])
@@ -510,6 +548,8 @@ def settings_from_dict(data: dict) -> Settings:
         context=_build(ContextSettings, data["context"], "context"),
         supersede=_supersede(data["supersede"], model.name),
         search=base_search,
+        time=_time(data["time"]),
+        context_block=_build(ContextBlockSettings, data["context_block"], "context_block"),
         recipes=recipes,
         raw=data,
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.config import Settings, load_settings
-from graphmem.contract import check_recipes
+from graphmem.contract import check_recipes, contract, responses, validate
 from graphmem.contract.search import (
     encode_position,
     filters_from,
@@ -32,6 +32,7 @@ from graphmem.model import (
     utcnow_iso,
     window_namespace,
 )
+from graphmem.retrieval.context_block import build_block
 from graphmem.retrieval.pipeline import SearchOutcome, SearchPipeline, SearchRequest
 from graphmem.stores.base import MemoryStore
 from graphmem.stores.factory import open_store
@@ -92,7 +93,7 @@ class Graphmem:
         self.ingestor = Ingestor(settings, store, embedder, clock)
         cfg = settings.store
         overlap = cfg.recall_overlap_workers if store.kind in cfg.recall_overlap_stores else 0
-        self.pipeline = SearchPipeline(store, embedder, clock, overlap, settings.supersede)
+        self.pipeline = SearchPipeline(store, embedder, clock, overlap, settings.supersede, settings.time)
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None,
@@ -283,6 +284,28 @@ class Graphmem:
         flt = filters if filters is not None else filters_from(request.filters)
         return self.pipeline.run(SearchRequest(query=request.query.strip(), config=cfg, k=request.k or cfg.k,
                                                namespace=validate_namespace(namespace), filters=flt))
+
+    def context(self, query: Any, max_tokens: Any, namespace: str = "default", k: Any = None,
+                filters: dict | None = None, recipe: str | None = None, stages: Any = None,
+                params: Any = None) -> Any:
+        """The library's context block (a ``ContextResponse``): the values parsed by the contract's
+        ``ContextRequest``, as the HTTP body of POST /v1/context is."""
+        request = validate(contract(self.settings).ContextRequest, {key: value for key, value in dict(
+            query=query, max_tokens=max_tokens, k=k, filters=filters, recipe=recipe, stages=stages,
+            params=params).items() if value is not None})
+        return responses.ContextResponse.model_validate(self.run_context(request, namespace))
+
+    def run_context(self, request: Any, namespace: str = "default") -> dict[str, Any]:
+        """A validated ``ContextRequest`` (``retrieval/context_block.py``): the search, then the block."""
+        cfg = search_config(self.settings, request)
+        ns = validate_namespace(namespace)
+        flt = filters_from(request.filters)
+        outcome = self.pipeline.run(SearchRequest(query=request.query.strip(), config=cfg, namespace=ns,
+                                                  k=request.k or self.settings.context_block.k, filters=flt))
+        block = build_block(self.store, ns, [c.memory for c in outcome.candidates], request.max_tokens,
+                            self.settings.time, self.settings.context_block, flt, self.clock())
+        return {"query": request.query, "namespace": ns, "text": block["text"], "tokens": block["tokens"],
+                "memories": block["memories"], "trace": {"search": outcome.trace, "block": block["trace"]}}
 
     def search(self, query: Any, namespace: str = "default", k: Any = None,
                filters: MemoryFilter | dict | None = None, recipe: str | None = None, stages: Any = None,

@@ -116,6 +116,8 @@ class Memory:
     topics: list[dict[str, str]] = field(default_factory=list)   # extracted: [{"topic", "quote"}]
     thread: str | None = None              # the conversation (session, chat) it belongs to
     seq: int | None = None                 # its position there (None: created_at order)
+    # relative time phrases resolved against the memory's time: [{"phrase", "span", "value", "text"}]
+    times: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def thread_pos(self) -> str | None:
@@ -170,6 +172,7 @@ class Memory:
             "topics": [dict(t) for t in self.topics],
             "thread": self.thread,
             "seq": self.seq,
+            "times": [dict(t) for t in self.times],
         }
         if self.evidence is not None:
             out["evidence"] = self.evidence

@@ -122,3 +122,13 @@ def rarest_terms(terms: Iterable[str], df: Mapping[str, int], n_docs: int, *, ma
 def quote_found(source_text: str, quote: str) -> bool:
     """Evidence check: the quote occurs in the source after whitespace/case folding."""
     return normalize_content(quote) in normalize_content(source_text)
+
+
+_LLM_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def llm_tokens(text: str) -> int:
+    """The one token count of context blocks and the eval: words and punctuation marks (a
+    tokenizer-free estimate, stable across models; an LLM's BPE count for English prose runs within
+    about 10-30% of it). Additive over lines: the count of lines joined by newlines is their sum."""
+    return len(_LLM_TOKEN.findall(text))

@@ -21,7 +21,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import PathConverter
 
 from graphmem import fastjson
-from graphmem.api import routes_memories, routes_ops, routes_search, routes_supersede, ui_routes
+from graphmem.api import routes_context, routes_memories, routes_ops, routes_search, routes_supersede, ui_routes
 from graphmem.api.errors import register_error_handlers
 from graphmem.api.metrics import ApiMetrics
 from graphmem.api.openapi import build_spec
@@ -85,6 +85,7 @@ def create_app(engine: Graphmem, settings: Settings | None = None, *, keyring: K
     register_error_handlers(app)
     app.register_blueprint(routes_memories.bp)
     app.register_blueprint(routes_search.bp)
+    app.register_blueprint(routes_context.bp)
     app.register_blueprint(routes_ops.bp)
     app.register_blueprint(routes_supersede.bp)
     app.register_blueprint(ui_routes.bp)

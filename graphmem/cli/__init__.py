@@ -60,3 +60,7 @@ ops_cmds.register(main)
 from graphmem.cli.info_cmd import info as info_command  # noqa: E402
 
 main.add_command(info_command)
+
+from graphmem.cli.context_cmd import context as context_command  # noqa: E402
+
+main.add_command(context_command)

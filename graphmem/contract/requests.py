@@ -77,7 +77,16 @@ def build_requests(models: SimpleNamespace, limits: Limits, recipes: tuple[str, 
         explain: bool = Field(True, description="Include `why` on each result.")
         trace: bool = Field(False, description="Include per-stage counts and timings.")
 
-    return SimpleNamespace(**vars(models), SearchRequest=SearchRequest)
+    class ContextRequest(SearchRequest):
+        """A search whose results come back as one prompt-ready text under a token budget."""
+
+        max_tokens: int_range(1, limits.max_context_tokens) = Field(  # type: ignore[valid-type]
+            description=f"Token budget of `text` (1-{limits.max_context_tokens}; tokens are words and "
+                        f"punctuation marks, docs/context-block.md).")
+        k: int_range(1, limits.max_k) | None = Field(  # type: ignore[valid-type]
+            None, description="Results the search behind the block asks for (default [context_block] k).")
+
+    return SimpleNamespace(**vars(models), SearchRequest=SearchRequest, ContextRequest=ContextRequest)
 
 
 def limit_models(limits: Limits) -> SimpleNamespace:

@@ -54,6 +54,15 @@ class Topic(Output):
     quote: str
 
 
+class TimeRef(Output):
+    """A relative time phrase of the content resolved against the memory's time (``[time]``)."""
+
+    phrase: str = Field(description="The phrase as written, e.g. `last week`.")
+    span: list[int] = Field(description="[start, end) of the phrase in the content.")
+    value: str = Field(description="ISO 8601: a date (`2023-05-07`) or an interval (`2023-05-29/2023-06-04`).")
+    text: str = Field(description="A human rendering, e.g. `the week before 9 June 2023`.")
+
+
 class Memory(Output):
     id: str
     namespace: str
@@ -79,6 +88,9 @@ class Memory(Output):
         "memories through SHARES_TAG like tags do. Kept apart from `tags`, which are the caller's own."))
     thread: str | None = Field(None, description="The conversation (session, chat) the memory belongs to.")
     seq: int | None = Field(None, description="Its position in the thread (none: created_at order).")
+    times: list[TimeRef] = Field(default_factory=list, description=(
+        "Relative time phrases of the content (`yesterday`, `last week`, `3 years ago`) resolved at ingest "
+        "against the memory's time (an export's message time, else created_at)."))
 
 
 NOT_STORED = ("A duplicate's fields the stored memory does not hold (tags it lacks; a category, source, "
@@ -217,6 +229,26 @@ class SupersessionWhy(Output):
     candidates: list[Candidate] | None = None
 
 
+class ResolvedTime(Output):
+    phrase: str
+    value: str
+    text: str
+
+
+class TimeBoost(Output):
+    query_phrase: str = Field(description="The query's time phrase.")
+    range: str = Field(description="What it resolved to (ISO 8601 date or interval).")
+    matched: str = Field(description="`time` (the memory's own date) or the memory's phrase that fits.")
+    multiplier: float
+
+
+class TimeWhy(Output):
+    """The memory's relative time phrases and their resolution; how the query's date boosted it."""
+
+    resolved: list[ResolvedTime]
+    boost: TimeBoost | None = None
+
+
 class Why(Output):
     """Why a result is here: recall channels, graph paths, router, health and source."""
 
@@ -228,6 +260,7 @@ class Why(Output):
     source: SourceWhy
     near_duplicates_merged: list[str] | None = None
     supersession: SupersessionWhy | None = None
+    time: TimeWhy | None = None
 
 
 class SearchResult(Output):
@@ -268,6 +301,25 @@ class SearchResponse(Output):
     namespace: str
     results: list[SearchResult]
     trace: Trace | None = None
+
+
+class ContextTrace(Output):
+    """The search's trace plus what the block took: results used, neighbours added, tokens."""
+
+    model_config = {"extra": "allow"}
+    search: Trace
+    block: dict[str, Any]
+
+
+class ContextResponse(Output):
+    """A prompt-ready context block: memories dated, grouped by thread, cut at the budget."""
+
+    query: str
+    namespace: str
+    text: str
+    tokens: NonNegativeInt = Field(description="Tokens of `text` (never more than max_tokens).")
+    memories: list[str] = Field(description="Ids of the memories in `text`, in the order shown.")
+    trace: ContextTrace
 
 
 class Edge(Output):
@@ -401,4 +453,4 @@ class Text(RootModel[str]):
 
 RESPONSE_MODELS: tuple[type[Output], ...] = (
     Error, NotReady, Memory, CreateResult, BatchResponse, MemoryList, SearchResponse, NeighborsResponse, Graph,
-    Edge, Stats, Health, Ready, SupersedeResponse, UndoResponse, History, CandidateList)
+    Edge, Stats, Health, Ready, SupersedeResponse, UndoResponse, History, CandidateList, ContextResponse)

@@ -25,6 +25,8 @@ import re
 import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 
+from graphmem.text import llm_tokens
+
 Result = str | Collection[str]
 
 
@@ -144,7 +146,6 @@ def relative_lift(new: float, base: float) -> float | None:
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = re.compile(r"[^\w\s]")
-_LLM_TOKEN = re.compile(r"\w+|[^\w\s]")
 _COVERAGE_STOP = frozenset(
     "a an the and or of to in on at for with by from is was are were be it its that this as".split())
 
@@ -173,7 +174,7 @@ def answer_covered(answer: str, contents: Sequence[str], long_words: int = 4, lo
 def context_tokens(contents: Sequence[str]) -> int:
     """Approximate LLM tokens of the context: words and punctuation marks (regex), a
     tokenizer-free stand-in that is stable across models."""
-    return sum(len(_LLM_TOKEN.findall(c)) for c in contents)
+    return sum(llm_tokens(c) for c in contents)
 
 
 # -- edge precision --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from graphmem.config import Settings
 from graphmem.errors import ConflictError
 from graphmem.ingest.health import assess_health, health_score, kept_penalties
 from graphmem.ingest.source import source_weight
+from graphmem.ingest.timeref import memory_time, resolve_memory_times
 from graphmem.ingest.topics import extract_topics
 from graphmem.ingest.validate import MemoryInput
 from graphmem.model import Memory
@@ -36,7 +37,14 @@ def build_memory(settings: Settings, inp: MemoryInput, embedding: np.ndarray | N
         term_counts=term_counts(inp.content), evidence=inp.evidence,
         topics=extract_topics(inp.content, settings.topics), thread=inp.thread, seq=inp.seq,
         valid_from=inp.valid_from, superseded_by=current.superseded_by if current is not None else None)
+    mem.times = memory_times(settings, mem)
     if mem.valid_until is not None and mem.valid_until <= mem.effective_valid_from:
         raise ConflictError(f"valid_until {mem.valid_until} is not after valid_from "
                             f"{mem.effective_valid_from} (valid_from, else created_at)", field="valid_until")
     return mem
+
+
+def memory_times(settings: Settings, mem: Memory) -> list[dict]:
+    """The memory's relative time phrases resolved against its time (``ingest/timeref.py``)."""
+    stamp = memory_time(mem.metadata, mem.created_at, settings.time.time_fields)
+    return resolve_memory_times(mem.content, stamp, settings.time)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from graphmem.ingest.build import memory_times
 from graphmem.ingest.context import IngestContext
 from graphmem.ingest.health import assess_health, health_score, kept_penalties
 from graphmem.ingest.linking import reason_labels, reweigh
@@ -19,13 +20,15 @@ def rescore(ingestor: IngestContext, namespace: str | None = None) -> dict[str, 
     current tokeniser (a store written by an older release is brought up to date), and re-weigh
     their automatic edges from the stored reasons under the current edge rules and tag counts
     (tags grow common after an edge is made). Extracted topics are re-derived under ``[topics]``
-    (a store written before topics gains them) and a memory whose topics change is re-linked.
+    (a store written before topics gains them) and a memory whose topics change is re-linked; its
+    relative time phrases are re-resolved under ``[time]`` (``ingest/timeref.py``).
     Nothing is deleted but edges that no longer qualify."""
     settings, store = ingestor.settings, ingestor.store
-    changed = seen = retokenised = reweighed = dropped = retopiced = 0
+    changed = seen = retokenised = reweighed = dropped = retopiced = retimed = 0
     for ns in [namespace] if namespace else store.namespaces():
         for batch in store.iter_memories(ns):
             updates, resaves, relinks = [], [], []
+            by_id = {m.id: m for m in batch}
             for mem in batch:
                 seen += 1
                 health, reasons = assess_health(mem.content, mem.tags, mem.category, settings.health)
@@ -37,14 +40,16 @@ def rescore(ingestor: IngestContext, namespace: str | None = None) -> dict[str, 
                 topics = extract_topics(mem.content, settings.topics)
                 new = replace(mem, term_counts=terms, topics=topics, health=health, health_reasons=reasons,
                               source_weight=weight)
+                new.times = memory_times(settings, new)
+                retimed += new.times != mem.times
                 if topics != mem.topics:
                     relinks.append((mem, new))
-                elif terms != mem.term_counts:
+                elif terms != mem.term_counts or new.times != mem.times:
                     resaves.append(new)
                 if (health, [r.to_dict() for r in reasons], weight) != (
                         mem.health, [r.to_dict() for r in mem.health_reasons], mem.source_weight):
                     changed += 1
-                    if terms == mem.term_counts and topics == mem.topics:
+                    if terms == mem.term_counts and topics == mem.topics and new.times == mem.times:
                         updates.append((mem.id, health, reasons, weight))
             with ingestor.serial():
                 if updates:
@@ -56,12 +61,13 @@ def rescore(ingestor: IngestContext, namespace: str | None = None) -> dict[str, 
                 upserts, removals = reweigh_edges(ingestor, ns, [m.id for m in batch])
                 if upserts or removals:
                     store.write_edges(upserts, removals)
-            retokenised += len(resaves) + sum(old.term_counts != new.term_counts for old, new in relinks)
+            retokenised += sum(m.term_counts != by_id[m.id].term_counts for m in resaves) + sum(
+                old.term_counts != new.term_counts for old, new in relinks)
             retopiced += len(relinks)
             reweighed += len(upserts)
             dropped += len(removals)
     return {"memories": seen, "changed": changed, "terms_updated": retokenised, "topics_updated": retopiced,
-            "edges_reweighted": reweighed, "edges_removed": dropped}
+            "times_updated": retimed, "edges_reweighted": reweighed, "edges_removed": dropped}
 
 
 def reweigh_edges(ingestor: IngestContext, namespace: str, ids: list[str]) -> tuple[list[Edge], list[Edge]]:

@@ -7,6 +7,7 @@ already authorised namespace and the remaining arguments, and runs in a worker t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,6 +110,27 @@ def supersede_candidates(eng: Graphmem, cfg: McpSettings, ns: str, req: Any,
     return eng.run_supersede_candidates(ns, extra["memory_id"])
 
 
+def memory_context(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
+    """The block; when its JSON passes ``[mcp] max_result_chars``, rebuilt under the budget whose text
+    fits the room the rest leaves (a block ends on a memory boundary, so it is rebuilt, not cut) and
+    marked ``truncated``."""
+    out = eng.run_context(req, ns)
+    asked = req.max_tokens
+    for _ in range(4):
+        size = len(json.dumps(out, ensure_ascii=False))
+        if size <= cfg.max_result_chars or req.max_tokens <= 1:
+            break
+        text = len(json.dumps(out["text"], ensure_ascii=False))
+        room = cfg.max_result_chars - (size - text) - 200          # 200: the truncated note
+        smaller = max(1, min(req.max_tokens - 1, int(out["tokens"] * max(room, 0) / text * 0.95)))
+        req = req.model_copy(update={"max_tokens": smaller})
+        out = eng.run_context(req, ns)
+    if req.max_tokens != asked:
+        out["truncated"] = {"max_tokens": req.max_tokens, "max_result_chars": cfg.max_result_chars,
+                            "hint": "ask for fewer max_tokens"}
+    return out
+
+
 def memory_stats(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
     return eng.stats(ns)
 
@@ -171,4 +193,11 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
     ToolSpec("memory_stats", "Memory statistics", (
         "Counts for the namespace: memories, edges per type, degree, and a health histogram. Useful to "
         "check that memory is populated before relying on it."), memory_stats, "NamespaceArgs", ()),
+    ToolSpec("memory_context", "Memory as prompt context", (
+        "The memories relevant to a question as one text ready to put in a prompt, within `max_tokens`: "
+        "each memory dated (relative phrases such as 'last week' resolved to dates), with its speaker or "
+        "source, grouped by conversation in order with neighbouring turns, cut on a memory boundary. "
+        "Takes the same query, filters and k as search_memories; returns the text, its token count, the "
+        "memory ids in the order shown and the trace."), memory_context, "ContextRequest", (),
+        unlisted=("params",)),
 )}

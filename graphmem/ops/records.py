@@ -46,7 +46,8 @@ def record_memory(rec: dict[str, Any]) -> Memory:
         health=float(rec["health"]), health_reasons=[HealthPenalty(**p) for p in rec.get("health_reasons") or []],
         source_weight=float(rec["source_weight"]), term_counts=dict(rec.get("term_counts") or {}),
         near_duplicate_of=rec.get("near_duplicate_of"), evidence=rec.get("evidence"),
-        topics=[dict(t) for t in rec.get("topics") or []], thread=rec.get("thread"), seq=rec.get("seq"))
+        topics=[dict(t) for t in rec.get("topics") or []], thread=rec.get("thread"), seq=rec.get("seq"),
+        times=[dict(t) for t in rec.get("times") or []])
 
 
 def edge_record(edge: Edge) -> dict[str, Any]:

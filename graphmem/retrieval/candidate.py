@@ -19,6 +19,7 @@ class Candidate:
     source: dict[str, Any] | None = None
     merged_duplicates: list[str] = field(default_factory=list)
     supersession: dict[str, Any] | None = None  # moved below its successor, pulled in for, candidates
+    time: dict[str, Any] | None = None          # how the query's date boosted it (stage time)
 
     @property
     def kind(self) -> str:
@@ -46,4 +47,7 @@ class Candidate:
             sup["superseded_by"] = mem.superseded_by
         if sup:
             why["supersession"] = sup
+        if mem.times or self.time:
+            why["time"] = {"resolved": [{"phrase": t.get("phrase"), "value": t.get("value"), "text": t.get("text")}
+                                        for t in mem.times], **({"boost": self.time} if self.time else {})}
         return why

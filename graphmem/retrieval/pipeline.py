@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.config import SearchConfig, SupersedeSettings
+from graphmem.config import SearchConfig, SupersedeSettings, TimeSettings
 from graphmem.model import EDGE_TYPES, Memory, MemoryFilter, TermStats, utcnow_iso, window_namespace
-from graphmem.retrieval import expansion, feedback, rank, recall, router, supersession, weighting
+from graphmem.retrieval import expansion, feedback, rank, recall, router, supersession, time_boost, weighting
 from graphmem.retrieval.candidate import Candidate
 from graphmem.retrieval.overlap import Overlap
 from graphmem.retrieval.trace import Trace
@@ -85,8 +85,9 @@ class _Recalled:
 
 class SearchPipeline:
     def __init__(self, store: MemoryStore, embedder, clock=utcnow_iso, overlap_workers: int = 0,
-                 supersede: SupersedeSettings | None = None):
+                 supersede: SupersedeSettings | None = None, time: TimeSettings | None = None):
         self.store = store
+        self.time = time                    # stage time's rules (None: the stage finds no dates)
         self.supersede = supersede          # candidates between results shown in why (None: not looked for)
         self.embedder = embedder
         self.clock = clock
@@ -291,7 +292,8 @@ class SearchPipeline:
     def _weigh(self, q: _Query, cands: dict[str, Candidate], trace: Trace) -> None:
         """Health and source multipliers; the trace says whether each reordered the top."""
         cfg = q.cfg
-        with trace.stage("weighting", cfg.stage("health") or cfg.stage("source")) as row:
+        timed = cfg.stage("time") and cfg.time_boost > 0 and self.time is not None
+        with trace.stage("weighting", cfg.stage("health") or cfg.stage("source") or timed) as row:
             before = [c.memory.id for c in rank.order(list(cands.values()))[:5]]
             if cfg.stage("health"):
                 for c in cands.values():
@@ -305,6 +307,11 @@ class SearchPipeline:
             after_source = [c.memory.id for c in rank.order(list(cands.values()))[:q.k]]
             row.counts(len(cands), len(cands), health_changed_top5=before != after_health[:5],
                        source_reordered=after_health != after_source)
+            if timed:
+                assert self.time is not None
+                found = time_boost.apply(cands, q.text, q.flt.as_of or q.now, self.time, cfg.time_boost)
+                if found is not None:           # the query names a date
+                    row.counts(len(cands), len(cands), time=found)
 
     def _rank(self, q: _Query, cands: dict[str, Candidate], trace: Trace) -> list[Candidate]:
         """Merge near-duplicates, order, cut to k."""

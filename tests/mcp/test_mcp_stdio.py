@@ -20,7 +20,7 @@ from graphmem.ingest.bulk import import_jsonl
 from graphmem.stores.sqlite import SQLiteStore
 
 TOOLS = {"search_memories", "add_memory", "get_memory", "update_memory", "delete_memory", "memory_neighbors",
-         "relate_memories", "memory_history", "supersede_candidates", "memory_stats"}
+         "relate_memories", "memory_history", "supersede_candidates", "memory_stats", "memory_context"}
 MAX_RESULT_CHARS = 6000
 RANK_NS = "rank"
 RANK_QUERIES = ["How do I ship a new release of the billing service?", "search config",

@@ -65,6 +65,11 @@ export function whyTable(why) {
   for (const p of why.health.penalties) rows.push(["health penalty", `${p.rule} −${num(p.penalty)}: ${p.detail}`]);
   rows.push(["source weight", `${why.source.source}: ${num(why.source.weight)}${why.source.applied ? "" : " (off)"}`]);
   if (why.near_duplicates_merged) rows.push(["near-duplicates merged", why.near_duplicates_merged.join(", ")]);
+  if (why.time) {
+    for (const t of why.time.resolved) rows.push(["time", timeWords(t)]);
+    if (why.time.boost) rows.push(["time boost", `"${why.time.boost.query_phrase}" = ${why.time.boost.range}, ` +
+      `fits ${why.time.boost.matched}: ×${num(why.time.boost.multiplier)}`]);
+  }
   return el("table", { class: "why-parts" }, rows.map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, v))));
 }
 
@@ -92,10 +97,13 @@ export function resultCard(r) {
       el("div", { class: "why-words" }, whyWords(r.why)), el("div", { class: "scroll" }, whyTable(r.why))) : null);
 }
 
+/** A resolved time phrase: `"last week" = the week before 9 June 2023 (2023-05-29/2023-06-04)`. */
+const timeWords = (t) => `"${t.phrase}" = ${t.text} (${t.value})`;
+
 export function memoryTable(m) {
   return el("table", { class: "fields" }, Object.entries(m).map(([k, v]) =>
     el("tr", { dataset: { field: k } }, el("th", {}, k), el("td", { class: k === "content" ? "content" : "" },
-      v === null ? "—" : json(v)))));
+      v === null ? "—" : k === "times" && Array.isArray(v) ? (v.map(timeWords).join("; ") || "—") : json(v)))));
 }
 
 export function healthReasons(m) {

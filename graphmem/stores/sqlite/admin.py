@@ -32,6 +32,7 @@ class AdminMixin(SQLiteBase):
             rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
             self._add_topics_column()
             self._add_thread_columns()
+            self._add_times_column()
             validity.add_columns(self)
             if "label_counts" not in rows:
                 self._backfill_label_counts()
@@ -69,6 +70,14 @@ class AdminMixin(SQLiteBase):
         if "topics_json" not in columns:
             with self._write() as db:
                 db.execute("ALTER TABLE memories ADD COLUMN topics_json TEXT")
+
+    def _add_times_column(self) -> None:
+        """Stores written before resolved time phrases: the column is added empty (``graphmem rescore``
+        resolves each memory's phrases)."""
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(memories)")}
+        if "times_json" not in columns:
+            with self._write() as db:
+                db.execute("ALTER TABLE memories ADD COLUMN times_json TEXT")
 
     def _add_thread_columns(self) -> None:
         """Stores written before threads: the columns are added empty (no memory is in a thread)."""

@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS memories (
     valid_from TEXT,                -- as given (NULL: since created_at)
     superseded_by TEXT,             -- the memory that replaced it (NULL: current)
     valid_start TEXT,               -- coalesce(valid_from, created_at), for as_of range seeks
+    times_json TEXT,                -- resolved time phrases [{phrase, span, value, text}] (ingest/timeref.py)
     UNIQUE (namespace, id)
 );
 -- (namespace, content_hash) lookups are ordered by (created_at, id): the index covers the order,
