@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from test_ui_browser import browser, page, sign_in  # noqa: F401  (fixtures)
+from conftest import open_page
+from playwright.sync_api import expect
 from ui_seed import KEY
 
 from graphmem.client import GraphmemClient
 
 
-def test_memory_view_shows_resolved_times(page, live):  # noqa: F811
+def test_memory_view_shows_resolved_times(browser, live):
     srv, _ns = live
     api = GraphmemClient(srv.url, api_key=KEY)
     api.add("We moved the weekly sync to Thursdays last week.", id="time-1", created_at="2023-06-09T10:00:00Z")
-    sign_in(page)
-    page.click("[data-view=memory]")
-    page.fill("#mem-id", "time-1")
-    page.click("#open-form button")
-    page.wait_for_selector("#mem-detail tr[data-field=times]")
-    assert page.inner_text("#mem-detail tr[data-field=times] td") == \
-        '"last week" = the week before 9 June 2023 (2023-05-29/2023-06-04)'
-    page.watch.clean()
+    page = open_page(browser, srv, 1400, "#/memory/time-1")
+    try:
+        expect(page.locator("#mem-detail h2")).to_have_text("time-1")
+        expect(page.locator("#mem-detail tr[data-field=times] td")).to_have_text(
+            '"last week" = the week before 9 June 2023 (2023-05-29/2023-06-04)')
+        page.watch.clean()
+    finally:
+        page.context.close()
+        api.delete("time-1")
