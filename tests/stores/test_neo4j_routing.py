@@ -50,11 +50,19 @@ def test_routing_scheme_reads_and_writes_on_this_server(routed, neo4j_uri, monke
             return original(self, work, *args, **kwargs)
         return run
 
+    begin = Session.begin_transaction
+
+    def begun(self, *args, **kwargs):
+        # an explicit transaction (a write session: its reads and save in one) by its access mode
+        kinds[f"begin_transaction_{self._config.default_access_mode}"] += 1
+        return begin(self, *args, **kwargs)
+
     for kind in ("execute_read", "execute_write", "run"):
         monkeypatch.setattr(Session, kind, counted(kind))
+    monkeypatch.setattr(Session, "begin_transaction", begun)
     store.save_batch([mem(ns, "a", text="routing keeps reads and writes apart"),
                       mem(ns, "b", text="reads go to followers")], [], [])
-    assert kinds == Counter(execute_write=1)
+    assert kinds == Counter(begin_transaction_WRITE=1), "a write is one transaction on the writer"
     kinds.clear()
     assert set(store.get_memories(ns, ["a", "b"])) == {"a", "b"}
     assert set(store.lexical_candidates(ns, ["reads"], 5, None, "")) == {"a", "b"}
