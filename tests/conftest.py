@@ -94,7 +94,7 @@ def make_engine(tmp_path, embedder):
         data_dir = tmp_path / subdir
         settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}, **(overrides or {})},
                                  use_env=False)
-        engine = Graphmem(settings, SQLiteStore(data_dir), embedder)
+        engine = Graphmem(settings, SQLiteStore(data_dir, settings.store), embedder)
         engines.append(engine)
         return engine
 

@@ -10,7 +10,6 @@ so a CI run cannot silently pass without Neo4j.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 from collections.abc import Iterator
 
@@ -59,10 +58,11 @@ def require_neo4j() -> str:
 
 
 def store_settings(**over):
-    """defaults.toml's [store] (no environment), with ``over`` replacing keys."""
+    """defaults.toml's [store] (no environment), with ``over`` replacing keys (``sqlite_<key>`` and
+    ``neo4j_<key>`` name the keys of [store.sqlite] and [store.neo4j])."""
     from graphmem.config import load_settings
 
-    return dataclasses.replace(load_settings(use_env=False).store, **over)
+    return load_settings(use_env=False).store.with_keys(**over)
 
 
 def open_store(uri: str | None = None, **over):

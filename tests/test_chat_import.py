@@ -120,7 +120,7 @@ def run(runner, data_dir, *args):
 
 def open_engine(data_dir, embedder):
     settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
-    return Graphmem(settings, SQLiteStore(data_dir), embedder)
+    return Graphmem(settings, SQLiteStore(data_dir, settings.store), embedder)
 
 
 @pytest.mark.parametrize("fmt", list(FIXTURES))

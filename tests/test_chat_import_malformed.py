@@ -47,7 +47,7 @@ def no_hang(seconds: float = HANG_SECONDS) -> Iterator[None]:
 @contextmanager
 def engine_at(data_dir: Path, embedder) -> Iterator[Graphmem]:
     settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
-    engine = Graphmem(settings, SQLiteStore(data_dir), embedder)
+    engine = Graphmem(settings, SQLiteStore(data_dir, settings.store), embedder)
     try:
         yield engine
     finally:

@@ -13,7 +13,7 @@ from graphmem.config import load_settings
 from graphmem.contract.responses import BatchItemResult, CreateResult
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
-from tests.neo4j_server import open_store
+from tests.neo4j_server import open_store, store_settings
 
 RUNBOOK = {"id": "deploy-billing", "content": "To ship billing, run the release workflow from main.",
            "tags": ["billing"], "category": "runbook", "source": "memory_tool"}
@@ -23,7 +23,7 @@ SIDE = {"id": "billing-secrets", "content": "Billing reads STRIPE_KEY from the v
 @pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def engine(request, tmp_path, embedder):
     settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}}, use_env=False)
-    store = SQLiteStore(tmp_path) if request.param == "sqlite" else open_store()
+    store = SQLiteStore(tmp_path, store_settings()) if request.param == "sqlite" else open_store()
     eng = Graphmem(settings, store, embedder)
     eng.test_namespace = f"dup-{uuid.uuid4().hex[:10]}"   # type: ignore[attr-defined]
     yield eng

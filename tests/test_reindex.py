@@ -38,17 +38,17 @@ def _settings(tmp_path):
 
 def test_other_model_is_refused_then_reindex_resumes_and_finishes(tmp_path, embedder, bge) -> None:
     settings = _settings(tmp_path)
-    first = Graphmem(settings, SQLiteStore(tmp_path), embedder)
+    first = Graphmem(settings, SQLiteStore(tmp_path, settings.store), embedder)
     ids = [first.add({"content": t, "tags": ["t"]}, "ns").memory.id for t in TEXTS]
     first.add({"content": "Another namespace entirely."}, "other")
     first.close()
 
     with pytest.raises(StoreConfigError) as err:
-        Graphmem(settings, SQLiteStore(tmp_path), bge)
+        Graphmem(settings, SQLiteStore(tmp_path, settings.store), bge)
     assert "graphmem reindex" in err.value.message and embedder.model_id in err.value.message
 
     # interrupted after the first batch of 2
-    engine = Graphmem(settings, SQLiteStore(tmp_path), bge, reindexing=True)
+    engine = Graphmem(settings, SQLiteStore(tmp_path, settings.store), bge, reindexing=True)
     seen: list[int] = []
 
     def stop_after_first(n: int) -> None:
@@ -59,14 +59,14 @@ def test_other_model_is_refused_then_reindex_resumes_and_finishes(tmp_path, embe
         engine.reindex(batch_size=2, progress=stop_after_first)
     engine.close()
     with pytest.raises(StoreConfigError, match="half re-embedded"):      # neither model may use it now
-        Graphmem(settings, SQLiteStore(tmp_path), embedder)
+        Graphmem(settings, SQLiteStore(tmp_path, settings.store), embedder)
 
-    engine = Graphmem(settings, SQLiteStore(tmp_path), bge, reindexing=True)
+    engine = Graphmem(settings, SQLiteStore(tmp_path, settings.store), bge, reindexing=True)
     result = engine.reindex(batch_size=2, progress=seen.append)
     engine.close()
     assert result["resumed"] and result["reindexed"] == 4 and sum(seen) == 6    # 2 before + 4 after
 
-    done = Graphmem(settings, SQLiteStore(tmp_path), bge)
+    done = Graphmem(settings, SQLiteStore(tmp_path, settings.store), bge)
     stored = done.store.get_memories("ns", ids)
     want = bge.embed_documents(TEXTS)
     for i, memory_id in enumerate(ids):
@@ -82,7 +82,7 @@ def test_reindex_cli_with_progress(tmp_path, embedder, monkeypatch) -> None:
 
     monkeypatch.delenv("GRAPHMEM_MODEL")      # the config file names the model (env would win over it)
 
-    engine = Graphmem(_settings(tmp_path), SQLiteStore(tmp_path), embedder)
+    engine = Graphmem(settings := _settings(tmp_path), SQLiteStore(tmp_path, settings.store), embedder)
     engine.add({"content": TEXTS[0]}, "ns")
     engine.close()
     config = tmp_path / "bge.toml"

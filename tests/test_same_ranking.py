@@ -29,7 +29,7 @@ def neo4j_engine(settings, embedder) -> Graphmem:
 @pytest.fixture
 def pair(tmp_path, embedder):
     settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}}, use_env=False)
-    lite = Graphmem(settings, SQLiteStore(tmp_path), embedder)
+    lite = Graphmem(settings, SQLiteStore(tmp_path, settings.store), embedder)
     neo = neo4j_engine(settings, embedder)
     namespace = f"same-{uuid.uuid4().hex[:10]}"
     yield lite, neo, namespace

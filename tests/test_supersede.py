@@ -13,7 +13,7 @@ from graphmem.engine import Graphmem
 from graphmem.errors import ConflictError, NotFoundError
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
-from tests.neo4j_server import open_store
+from tests.neo4j_server import open_store, store_settings
 
 REDIS6 = {"id": "redis-6", "content": "The cache cluster runs Redis version 6.2 on three nodes.",
           "tags": ["redis", "cache"], "category": "config", "created_at": "2025-01-10T00:00:00Z"}
@@ -27,7 +27,7 @@ REDIS8 = {"id": "redis-8", "content": "The cache cluster now runs Redis version 
 @pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def engine(request, tmp_path, embedder):
     settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}}, use_env=False)
-    store = SQLiteStore(tmp_path) if request.param == "sqlite" else open_store()
+    store = SQLiteStore(tmp_path, store_settings()) if request.param == "sqlite" else open_store()
     eng = Graphmem(settings, store, embedder)
     eng.test_namespace = f"sup-{uuid.uuid4().hex[:10]}"   # type: ignore[attr-defined]
     eng.other_namespace = f"sup-o-{uuid.uuid4().hex[:10]}"   # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ from graphmem.engine import Graphmem
 from graphmem.errors import ValidationError
 from graphmem.model import Edge, window_namespace
 from graphmem.stores.sqlite import SQLiteStore
-from tests.neo4j_server import open_store
+from tests.neo4j_server import open_store, store_settings
 
 TURNS = ["Alice: I started pottery classes last week.", "Bob: Nice! Where are they?",
          "Alice: At the community center downtown.", "Bob: Do you like it so far?",
@@ -24,7 +24,7 @@ TURNS = ["Alice: I started pottery classes last week.", "Bob: Nice! Where are th
 @pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def engine(request, tmp_path, embedder):
     settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}}, use_env=False)
-    store = SQLiteStore(tmp_path) if request.param == "sqlite" else open_store()
+    store = SQLiteStore(tmp_path, store_settings()) if request.param == "sqlite" else open_store()
     eng = Graphmem(settings, store, embedder)
     eng.test_namespace = f"thr-{uuid.uuid4().hex[:10]}"   # type: ignore[attr-defined]
     yield eng

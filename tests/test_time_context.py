@@ -17,7 +17,7 @@ from graphmem.errors import ValidationError
 from graphmem.model import window_namespace
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.text import llm_tokens
-from tests.neo4j_server import open_store
+from tests.neo4j_server import open_store, store_settings
 
 STAMP = "2023-05-08T13:56:00"
 TURNS = ["Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
@@ -31,7 +31,7 @@ TURNS = ["Caroline: I went to the LGBTQ support group yesterday and it was so po
 @pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def engine(request, tmp_path, embedder):
     settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}}, use_env=False)
-    store = SQLiteStore(tmp_path) if request.param == "sqlite" else open_store()
+    store = SQLiteStore(tmp_path, store_settings()) if request.param == "sqlite" else open_store()
     eng = Graphmem(settings, store, embedder)
     eng.test_namespace = f"time-{uuid.uuid4().hex[:10]}"   # type: ignore[attr-defined]
     yield eng

@@ -59,11 +59,13 @@ def _inline_comment(line: str) -> str:
 
 
 def parse_sections(text: str) -> list[Section]:
-    """Sections and keys in file order, each with the comments that document it."""
+    """Sections and keys in file order, each with the comments that document it. The comments right
+    under a section's header describe the section; a blank line ends them, and the next run documents
+    the first key."""
     sections: list[Section] = []
     pending: list[str] = []
     last: Key | None = None
-    in_array = False
+    in_array = described = False
     for raw in text.splitlines():
         line = raw.strip()
         if in_array:
@@ -71,11 +73,11 @@ def parse_sections(text: str) -> list[Section]:
             continue
         if line.startswith("["):
             sections.append(Section(line.strip("[]")))
-            pending, last = [], None
+            pending, last, described = [], None, False
         elif line.startswith("#"):
             if last is not None and raw.startswith(" ") and not pending:
                 last.notes.append(_comment(line))          # an inline comment continued
-            elif sections and not sections[-1].keys and last is None:
+            elif sections and not sections[-1].keys and last is None and not described:
                 sections[-1].notes.append(_comment(line))  # the section's own description
             else:
                 pending.append(_comment(line))
@@ -87,6 +89,7 @@ def parse_sections(text: str) -> list[Section]:
             in_array = line.endswith("[")
         elif not line:
             pending, last = [], None   # a blank line ends a comment's run
+            described = bool(sections and sections[-1].notes)
     return sections
 
 

@@ -20,9 +20,9 @@ log = logging.getLogger("graphmem.api")
 
 
 def retry_after_seconds() -> int:
-    """Retry-After when the store gave no hint: the breaker's cooldown (store.neo4j_breaker_cooldown),
+    """Retry-After when the store gave no hint: the breaker's cooldown (store.neo4j.breaker_cooldown),
     after which the breaker lets a probe through, so an earlier retry would be refused anyway."""
-    cooldown = current_app.extensions["graphmem"].engine.settings.store.neo4j_breaker_cooldown
+    cooldown = current_app.extensions["graphmem"].engine.settings.store.neo4j.breaker_cooldown
     return max(1, math.ceil(cooldown))
 
 # Stable machine codes for the HTTP statuses Werkzeug raises itself.

@@ -51,7 +51,7 @@ class CliContext:
             except StoreUnavailable as exc:
                 if settings.store.kind != "neo4j":
                     raise
-                raise click.ClickException(f"{error_line(exc)}\n  No Neo4j answers at {settings.store.neo4j_uri}: "
+                raise click.ClickException(f"{error_line(exc)}\n  No Neo4j answers at {settings.store.neo4j.uri}: "
                                            f"{NEO4J_START_HINT}.") from exc
             if self.announce:
                 click.echo(f"graphmem: {store_line(settings, self.data_dir_from(settings))}", err=True)
@@ -62,7 +62,7 @@ def store_line(settings: Settings, data_dir_from: str) -> str:
     """One line naming the store a command opened (stderr of every command, the server's start log)."""
     cfg = settings.store
     if cfg.kind == "neo4j":
-        return f"store neo4j {cfg.neo4j_uri} (database {cfg.neo4j_database!r})"
+        return f"store neo4j {cfg.neo4j.uri} (database {cfg.neo4j.database!r})"
     return f"store sqlite {cfg.data_dir} ({data_dir_from})"
 
 
@@ -70,7 +70,7 @@ def store_fields(settings: Settings) -> dict[str, Any]:
     """The opened store as log fields (``graphmem serve``'s and ``graphmem mcp --http``'s start line)."""
     cfg = settings.store
     if cfg.kind == "neo4j":
-        return {"store": "neo4j", "neo4j_uri": cfg.neo4j_uri, "neo4j_database": cfg.neo4j_database}
+        return {"store": "neo4j", "neo4j_uri": cfg.neo4j.uri, "neo4j_database": cfg.neo4j.database}
     return {"store": "sqlite", "data_dir": cfg.data_dir}
 
 

@@ -4,7 +4,7 @@
   a connection's first request), never by a worker: liveness holds while every worker thread
   waits on a hung database. It reports the process, not the store (``/readyz`` does that).
 - ``/readyz`` runs on its own probe threads, so readiness is reported within
-  ``store.neo4j_ping_timeout`` even when the workers are all busy.
+  ``store.neo4j.ping_timeout`` even when the workers are all busy.
 - A client has ``api.request_timeout`` seconds to send a whole request (headers and body); a
   connection still sending after that gets a 408 and is closed. waitress's own
   ``channel_timeout`` only closes connections with no activity, so a client sending one byte a

@@ -32,7 +32,7 @@ def info_report(cli: CliContext) -> dict[str, Any]:
                  else default_model_dir(settings.model.name))
     store: dict[str, Any] = {"kind": cfg.kind, **engine.server(addresses=False)}
     if cfg.kind == "neo4j":
-        store.update(uri=cfg.neo4j_uri, database=cfg.neo4j_database)
+        store.update(uri=cfg.neo4j.uri, database=cfg.neo4j.database)
     return {
         "version": __version__,
         "store": store,

@@ -62,12 +62,12 @@ def _sqlite_engine(tmp_dir: Path, embedder) -> Graphmem:
     from graphmem.stores.sqlite import SQLiteStore
 
     settings = load_settings(overrides={"store": {"data_dir": str(tmp_dir)}}, use_env=False)
-    return Graphmem(settings, SQLiteStore(tmp_dir), embedder, clock=lambda: NOW)
+    return Graphmem(settings, SQLiteStore(tmp_dir, settings.store), embedder, clock=lambda: NOW)
 
 
 def _neo4j_engine(embedder) -> Graphmem:
     store = open_store()
-    settings = load_settings(overrides={"store": {"kind": "neo4j", "neo4j_uri": store.uri}}, use_env=False)
+    settings = load_settings(overrides={"store": {"kind": "neo4j", "neo4j": {"uri": store.uri}}}, use_env=False)
     return Graphmem(settings, store, embedder, clock=lambda: NOW)
 
 

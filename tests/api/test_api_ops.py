@@ -28,7 +28,7 @@ def test_readyz_503_when_store_or_embedder_fail(client, engine, monkeypatch):
     monkeypatch.setattr(engine.store, "ping", broken)
     resp = client.get("/readyz")
     assert resp.status_code == 503
-    assert resp.headers["Retry-After"] == str(math.ceil(engine.settings.store.neo4j_breaker_cooldown))
+    assert resp.headers["Retry-After"] == str(math.ceil(engine.settings.store.neo4j.breaker_cooldown))
     body = resp.get_json()
     assert body["error"]["code"] == "not_ready" and body["checks"]["store"].startswith("error")
     assert body["checks"]["embedder"] == "ok"
@@ -43,8 +43,8 @@ def test_store_unavailable_is_503_with_retry_after(client, engine, monkeypatch):
     monkeypatch.setattr(engine, "run_search", down)
     resp = client.post("/v1/search", json={"query": "anything"})
     assert resp.status_code == 503
-    # no hint from the store: the breaker's cooldown (store.neo4j_breaker_cooldown), rounded up
-    assert resp.headers["Retry-After"] == str(math.ceil(engine.settings.store.neo4j_breaker_cooldown))
+    # no hint from the store: the breaker's cooldown (store.neo4j.breaker_cooldown), rounded up
+    assert resp.headers["Retry-After"] == str(math.ceil(engine.settings.store.neo4j.breaker_cooldown))
     assert resp.get_json()["error"]["code"] == "store_unavailable"
 
 

@@ -29,7 +29,7 @@ RANK_QUERIES = ["How do I ship a new release of the billing service?", "search c
 
 def open_engine(data_dir, embedder) -> Graphmem:
     settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
-    return Graphmem(settings, SQLiteStore(data_dir), embedder)
+    return Graphmem(settings, SQLiteStore(data_dir, settings.store), embedder)
 
 
 @pytest.fixture(scope="module")

@@ -140,7 +140,7 @@ def test_cli_online_backup_dump_restore_and_check(tmp_path, engine):
 
     run(data_dir, "backup", "--format", "sqlite", "-o", str(tmp_path / "snap" / "graphmem.sqlite"))
     run(data_dir, "backup", "-o", str(tmp_path / "dump.jsonl"))
-    snapshot = Graphmem(engine.settings, SQLiteStore(tmp_path / "snap"), engine.embedder)
+    snapshot = Graphmem(engine.settings, SQLiteStore(tmp_path / "snap", engine.settings.store), engine.embedder)
     try:
         assert fingerprint(snapshot, "default") == fingerprint(engine, "default")
     finally:

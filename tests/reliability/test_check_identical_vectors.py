@@ -41,7 +41,7 @@ def import_and_check(engine: Graphmem, tmp_path: Path, namespace: str) -> dict:
 
 def test_identical_vectors_are_not_reported_as_missing_sqlite(tmp_path, embedder):
     settings = settings_for(tmp_path)
-    engine = Graphmem(settings, SQLiteStore(tmp_path / "store"), embedder)
+    engine = Graphmem(settings, SQLiteStore(tmp_path / "store", settings.store), embedder)
     try:
         report = import_and_check(engine, tmp_path, "default")
         assert report["ok"], report["problems"]

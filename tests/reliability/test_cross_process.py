@@ -49,7 +49,7 @@ def test_other_process_writes_reach_vector_recall(engine, tmp_path):
 
 def test_other_process_writes_reach_the_lexical_index(engine):
     """The full-text side: an import in another process that commits the index (a batch past
-    ``store.sqlite_lexical_commit_every``) is read after a searcher reload; a delete it leaves
+    ``store.sqlite.lexical_commit_every``) is read after a searcher reload; a delete it leaves
     pending is merged in at lookup. No restart, and the index ends exact."""
     data_dir = engine.settings.store.data_dir
     for text in FILLER:

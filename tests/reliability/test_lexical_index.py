@@ -99,7 +99,7 @@ def test_lifecycle_keeps_the_index_exact(lexical_engine, tmp_path, make_engine):
 
 
 def test_expired_rows_stay_indexed_and_filtered(tmp_path):
-    store = SQLiteStore(tmp_path)
+    store = SQLiteStore(tmp_path, store_settings())
     store.ensure_schema(MODEL, DIM)
     expired = mem("ns", "gone", text="tide table expired", expires_at="2001-01-01T00:00:00.000000Z")
     store.save_memory(expired, [], [])
@@ -113,7 +113,7 @@ def test_expired_rows_stay_indexed_and_filtered(tmp_path):
 
 def test_online_backup_and_a_restored_older_copy_rebuild_the_index(tmp_path):
     data = tmp_path / "data"
-    store = SQLiteStore(data)
+    store = SQLiteStore(data, store_settings())
     store.ensure_schema(MODEL, DIM)
     store.save_batch([mem("ns", f"a{i}", text=f"alpha beta {i}") for i in range(5)], [], [])
     store.backup_file(tmp_path / "backup.sqlite")
@@ -124,14 +124,14 @@ def test_online_backup_and_a_restored_older_copy_rebuild_the_index(tmp_path):
     fresh = tmp_path / "fresh"                               # the backup opened in a new data dir
     fresh.mkdir()
     shutil.copy(tmp_path / "backup.sqlite", fresh / "graphmem.sqlite")
-    copy = SQLiteStore(fresh)
+    copy = SQLiteStore(fresh, store_settings())
     copy.ensure_schema(MODEL, DIM)
     assert_exact(copy, ["ns"], gone_terms=("gamma",))
     # The older copy put back over the data dir whose index is ahead of it: rebuilt, no phantom.
     shutil.copy(tmp_path / "backup.sqlite", data / "graphmem.sqlite")
     for suffix in ("-wal", "-shm"):
         Path(f"{data / 'graphmem.sqlite'}{suffix}").unlink(missing_ok=True)
-    restored = SQLiteStore(data)
+    restored = SQLiteStore(data, store_settings())
     restored.ensure_schema(MODEL, DIM)
     assert_exact(restored, ["ns"], gone_terms=("gamma",))
     assert sorted(restored.lexical_candidates("ns", ["alpha"], 10, None, "")) == [f"a{i}" for i in range(5)]
@@ -214,7 +214,7 @@ def test_a_writer_held_by_another_process_hides_no_write(tmp_path):
 def test_index_files_are_owner_only(tmp_path):
     old = os.umask(0o022)
     try:
-        store = SQLiteStore(tmp_path / "data")
+        store = SQLiteStore(tmp_path / "data", store_settings())
         store.ensure_schema(MODEL, DIM)
         store.save_batch([mem("ns", f"a{i}", text=f"alpha {i}") for i in range(3)], [], [])
         store.lexical.catch_up(block=True, rebuild=True)
@@ -227,12 +227,12 @@ def test_index_files_are_owner_only(tmp_path):
 
 
 def test_an_unreadable_index_is_rebuilt_at_open(tmp_path):
-    store = SQLiteStore(tmp_path)
+    store = SQLiteStore(tmp_path, store_settings())
     store.ensure_schema(MODEL, DIM)
     store.save_batch([mem("ns", f"a{i}", text=f"alpha {i}") for i in range(3)], [], [])
     store.close()
     (tmp_path / "graphmem.lexical" / "meta.json").write_text("{not json")
-    reopened = SQLiteStore(tmp_path)
+    reopened = SQLiteStore(tmp_path, store_settings())
     reopened.ensure_schema(MODEL, DIM)
     assert_exact(reopened, ["ns"])
 
@@ -274,7 +274,7 @@ def test_threads_writing_and_reading_one_store(tmp_path):
 def test_a_loosened_index_file_is_owner_only_again_after_check(tmp_path):
     """The store keeps its index files 0600 at each catch-up (check catches up first), and the
     check's file-mode finding covers the index directory too."""
-    store = SQLiteStore(tmp_path)
+    store = SQLiteStore(tmp_path, store_settings())
     store.ensure_schema(MODEL, DIM)
     store.save_batch([mem("ns", "a", text="alpha")], [], [])
     loose = tmp_path / "graphmem.lexical" / "meta.json"         # tantivy rewrites it, never removes it

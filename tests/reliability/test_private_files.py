@@ -6,6 +6,7 @@ import stat
 
 from graphmem.embedding.cache import EmbeddingCache
 from graphmem.stores.sqlite.connection import SQLiteBase
+from tests.neo4j_server import store_settings
 
 
 def _mode(path) -> int:
@@ -16,7 +17,7 @@ def test_files_are_owner_only_under_a_loose_umask(tmp_path):
     old = os.umask(0o002)
     try:
         data = tmp_path / "data"
-        base = SQLiteBase(data)
+        base = SQLiteBase(data, store_settings())
         base.db.execute("PRAGMA journal_mode=WAL")
         base.db.execute("CREATE TABLE t (x)")
         base.db.execute("INSERT INTO t VALUES (1)")
@@ -25,7 +26,7 @@ def test_files_are_owner_only_under_a_loose_umask(tmp_path):
         assert _mode(f"{base.path}-wal") == 0o600
         from graphmem.stores.sqlite.store import SQLiteStore
 
-        store = SQLiteStore(tmp_path / "store")
+        store = SQLiteStore(tmp_path / "store", store_settings())
         store.ensure_schema("test-model", 4)
         backup = store.backup_file(tmp_path / "b" / "copy.sqlite")
         assert _mode(backup) == 0o600
@@ -39,7 +40,7 @@ def test_files_are_owner_only_under_a_loose_umask(tmp_path):
 def test_check_warns_on_looser_modes(tmp_path):
     from graphmem.stores.sqlite.store import SQLiteStore
 
-    store = SQLiteStore(tmp_path / "data")
+    store = SQLiteStore(tmp_path / "data", store_settings())
     store.ensure_schema("test-model", 4)
     assert not [f for f in store.integrity("default") if f[0] == "file_modes"]
     os.chmod(store.path, 0o644)

@@ -17,7 +17,7 @@ SECONDS = 3.0
 
 
 def test_search_while_deleting_and_re_adding(tmp_path):
-    store = SQLiteStore(tmp_path)
+    store = SQLiteStore(tmp_path, store_settings())
     store.ensure_schema(MODEL, DIM)
     memories = [mem("ns", f"m{i:03d}", tags=["even" if i % 2 == 0 else "odd"]) for i in range(N)]
     for m in memories:
@@ -64,7 +64,7 @@ def test_search_while_deleting_and_re_adding(tmp_path):
 
 def test_second_store_on_the_same_file_sees_writes_even_after_the_log_is_pruned(tmp_path):
     """Two stores on one file behave like two processes (own connections, own caches)."""
-    reader = SQLiteStore(tmp_path)
+    reader = SQLiteStore(tmp_path, store_settings())
     writer = SQLiteStore(tmp_path, store_settings(sqlite_synchronous="NORMAL", sqlite_vector_log_keep=5))
     for store in (reader, writer):
         store.ensure_schema(MODEL, DIM)

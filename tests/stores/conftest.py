@@ -19,7 +19,7 @@ import pytest
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.stores.sqlite.ann import AnnSettings
 from tests.embedding_model import TEST_MODEL
-from tests.neo4j_server import open_store
+from tests.neo4j_server import open_store, store_settings
 
 DIM = 384
 MODEL = TEST_MODEL
@@ -43,7 +43,7 @@ def neo4j_store():
 
 @pytest.fixture
 def sqlite_store(tmp_path):
-    store = SQLiteStore(tmp_path / "sqlite")
+    store = SQLiteStore(tmp_path / "sqlite", store_settings())
     store.ensure_schema(MODEL, DIM)
     yield store
     store.close()
@@ -51,12 +51,12 @@ def sqlite_store(tmp_path):
 
 def forced_ann(**over) -> AnnSettings:
     """Approximate vector recall from the first memory (real usearch), filters over-fetched."""
-    return replace(AnnSettings.defaults(), **{"threshold": 1, "exact_subset_max": 0, **over})
+    return replace(AnnSettings.from_store(store_settings()), **{"threshold": 1, "exact_subset_max": 0, **over})
 
 
 @pytest.fixture
 def sqlite_ann_store(tmp_path):
-    store = SQLiteStore(tmp_path / "sqlite-ann", ann=forced_ann())
+    store = SQLiteStore(tmp_path / "sqlite-ann", store_settings(), ann=forced_ann())
     store.ensure_schema(MODEL, DIM)
     yield store
     store.close()

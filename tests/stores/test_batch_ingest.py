@@ -15,12 +15,12 @@ from collections import Counter
 
 import pytest
 
-from bench.corpus import make_memories
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.ingest.bulk import import_jsonl
 from graphmem.model import EDGE_TYPES
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_memories
 
 NOW = "2025-03-01T00:00:00.000000Z"
 CAPS = {"max_degree_shares_tag": 3, "max_degree_same_category": 2, "max_degree_overlaps": 3}
@@ -68,7 +68,8 @@ def snapshot(engine: Graphmem, namespace: str) -> dict:
 def engines(request, tmp_path, embedder):
     settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}, "edges": EDGES}, use_env=False)
     if request.param == "sqlite":
-        one, many = (Graphmem(settings, SQLiteStore(tmp_path / d), embedder, clock=lambda: NOW) for d in "ab")
+        one, many = (Graphmem(settings, SQLiteStore(tmp_path / d, settings.store), embedder, clock=lambda: NOW)
+                     for d in "ab")
         yield one, many, "batch", "batch"
         one.close()
         many.close()
@@ -124,7 +125,8 @@ def test_import_overlapping_embedding_writes_the_same_store(tmp_path, embedder):
     for overlap in (False, True):
         settings = load_settings(overrides={"store": {"data_dir": str(tmp_path / str(overlap))}, "edges": EDGES,
                                             "ingest": {"import_overlap": overlap}}, use_env=False)
-        engine = Graphmem(settings, SQLiteStore(tmp_path / str(overlap)), embedder, clock=lambda: NOW)
+        engine = Graphmem(settings, SQLiteStore(tmp_path / str(overlap), settings.store), embedder,
+                          clock=lambda: NOW)
         summary = import_jsonl(engine, path, namespace="imp", batch_size=13)
         outcomes.append((summary, snapshot(engine, "imp"), snapshot(engine, "other"), engine.stats()))
         engine.close()

@@ -14,12 +14,12 @@ import re
 
 import pytest
 
-from bench.corpus import make_memories
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.model import EDGE_TYPES, MemoryFilter
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.admin import LAYOUT
+from harness.corpus import make_memories
 from tests.neo4j_server import cypher_trace
 from tests.stores.conftest import DIM, MODEL, new_namespace
 from tests.stores.test_store_contract import mem

@@ -77,6 +77,6 @@ def test_unknown_database_is_a_configuration_error(neo4j_uri):
     try:
         with pytest.raises(StoreConfigError) as err:
             store.get_memories("x", ["a"])
-        assert err.value.field == "store.neo4j_database"
+        assert err.value.field == "store.neo4j.database"
     finally:
         store.close()

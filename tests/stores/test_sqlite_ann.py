@@ -101,7 +101,8 @@ def test_changes_made_while_the_index_was_closed_are_replayed(tmp_path):
     fill(store, mems)
     store.vector_candidates("ns", unit(3), 10, ANY, "")
     store.close()
-    plain = SQLiteStore(tmp_path, ann=forced_ann(threshold=10**9))    # writes without touching the index
+    # writes without touching the index
+    plain = SQLiteStore(tmp_path, store_settings(), ann=forced_ann(threshold=10**9))
     plain.ensure_schema(MODEL, DIM)
     newcomer = mem("ns", "newcomer", embedding=unit(77))
     moved = mem("ns", mems[5].id, embedding=unit(78), category="even")

@@ -8,12 +8,13 @@ import shutil
 import sqlite3
 
 from graphmem.stores.sqlite import SQLiteStore
+from tests.neo4j_server import store_settings
 from tests.stores.conftest import DIM, MODEL
 from tests.stores.test_store_contract import mem
 
 
 def test_old_store_gets_label_counts_and_new_hash_index(tmp_path):
-    store = SQLiteStore(tmp_path)
+    store = SQLiteStore(tmp_path, store_settings())
     store.ensure_schema(MODEL, DIM)
     for i, tags in enumerate([["x", "y"], ["x"], ["x", "z"], []]):
         store.save_memory(mem("ns", f"m{i}", tags=tags, category="k" if i < 3 else None), [], [])
@@ -29,7 +30,7 @@ def test_old_store_gets_label_counts_and_new_hash_index(tmp_path):
                      "CREATE INDEX memories_hash ON memories (namespace, content_hash);")
     db.close()
 
-    reopened = SQLiteStore(tmp_path)
+    reopened = SQLiteStore(tmp_path, store_settings())
     reopened.ensure_schema(MODEL, DIM)
     counts = (reopened.tag_counts("ns", ["x", "y", "z", "w"]), reopened.category_counts("ns", ["k", "none"]))
     assert counts == expected
@@ -39,7 +40,7 @@ def test_old_store_gets_label_counts_and_new_hash_index(tmp_path):
     # Counts stay in step afterwards, and a second open does not count again.
     reopened.delete_memory("ns", "m0")
     reopened.close()
-    again = SQLiteStore(tmp_path)
+    again = SQLiteStore(tmp_path, store_settings())
     again.ensure_schema(MODEL, DIM)
     assert again.tag_counts("ns", ["x", "y"]) == {"x": 2, "y": 0}
     assert again.db.execute("SELECT count(*) FROM meta WHERE key = 'label_counts'").fetchone()[0] == 1
@@ -48,7 +49,7 @@ def test_old_store_gets_label_counts_and_new_hash_index(tmp_path):
 def test_a_store_written_with_fts5_moves_to_the_lexical_engine_at_open(tmp_path):
     """A store from before the lexical engine (rows in the FTS5 table ``memory_fts``, no index
     directory): the open builds the index from its rows and drops the FTS5 table."""
-    store = SQLiteStore(tmp_path)
+    store = SQLiteStore(tmp_path, store_settings())
     store.ensure_schema(MODEL, DIM)
     store.save_memory(mem("ns", "a", text="deploy the billing service"), [], [])
     store.save_memory(mem("ns", "b", text="billing alerts"), [], [])
@@ -66,7 +67,7 @@ def test_a_store_written_with_fts5_moves_to_the_lexical_engine_at_open(tmp_path)
                      "SELECT rowid, content, namespace FROM memories;")
     db.close()
 
-    reopened = SQLiteStore(tmp_path)
+    reopened = SQLiteStore(tmp_path, store_settings())
     reopened.ensure_schema(MODEL, DIM)
     tables = {r[0] for r in reopened.db.execute("SELECT name FROM sqlite_master")}
     assert not any(t.startswith("memory_fts") for t in tables), tables
@@ -88,7 +89,7 @@ def test_old_store_without_topics_opens_and_rescore_derives_them(tmp_path, embed
         settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}, "topics": {"enabled": topics},
                                             "edges": {"topic_tag_weight": 1.0, "min_shared_terms": 50}},
                                  use_env=False)
-        return Graphmem(settings, SQLiteStore(tmp_path), embedder)
+        return Graphmem(settings, SQLiteStore(tmp_path, settings.store), embedder)
 
     old = engine(False)
     ids = [old.add({"content": text, "tags": [f"session:{i}"]}).memory.id for i, text in enumerate(

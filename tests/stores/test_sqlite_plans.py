@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from bench.corpus import make_memories
 from graphmem.model import MemoryFilter
+from harness.corpus import make_memories
 
 TABLES = r"(memories|memory_tags|edges|term_df|label_counts)"  # namespace_stats, meta: keyed by namespace
 # A full scan of a table, or an index search keyed on the namespace alone.

@@ -1,4 +1,4 @@
-"""The embedded store's row cache (``store.sqlite_row_cache``) never serves a changed row.
+"""The embedded store's row cache (``store.sqlite.row_cache``) never serves a changed row.
 
 Real SQLite, two stores on one database (two connections, as two processes would be): a row
 read and cached by one is re-read after the other commits a change, after the store's own

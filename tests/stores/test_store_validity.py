@@ -13,6 +13,7 @@ import pytest
 
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
+from tests.neo4j_server import store_settings
 from tests.stores.conftest import DIM, MODEL, forced_ann
 from tests.stores.test_store_contract import mem, ts
 
@@ -69,8 +70,8 @@ def test_recall_keeps_what_the_filter_keeps_across_validity_writes(ctx):
 
 @pytest.mark.parametrize("ann", [False, True])
 def test_another_connections_supersession_reaches_the_arrays(tmp_path, ann):
-    reader = SQLiteStore(tmp_path / "db", ann=forced_ann() if ann else None)
-    writer = SQLiteStore(tmp_path / "db")
+    reader = SQLiteStore(tmp_path / "db", store_settings(), ann=forced_ann() if ann else None)
+    writer = SQLiteStore(tmp_path / "db", store_settings())
     for store in (reader, writer):
         store.ensure_schema(MODEL, DIM)
     ns = "shared"

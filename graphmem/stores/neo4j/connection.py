@@ -58,23 +58,23 @@ class Neo4jBase:
         they are set). The timeouts bound how long a call waits on a dead database (an attempt is at
         most ``neo4j_acquisition_timeout``, retried for ``neo4j_max_retry_time``); deadlocks are retried
         for ``neo4j_transient_retry_time``; the breaker then fails calls at once (``retry.py``, ``breaker.py``)."""
-        uri, user, password, database = cfg.neo4j_uri, cfg.neo4j_user, cfg.neo4j_password, cfg.neo4j_database
+        uri, user, password, database = cfg.neo4j.uri, cfg.neo4j.user, cfg.neo4j.password, cfg.neo4j.database
         self.uri = uri
-        self.breaker = Breaker(f"Neo4j at {uri}", cfg.neo4j_breaker_failures, cfg.neo4j_breaker_cooldown)
-        self.ping_timeout = cfg.neo4j_ping_timeout
-        self.retry_budgets = (cfg.neo4j_max_retry_time, cfg.neo4j_transient_retry_time)
+        self.breaker = Breaker(f"Neo4j at {uri}", cfg.neo4j.breaker_failures, cfg.neo4j.breaker_cooldown)
+        self.ping_timeout = cfg.neo4j.ping_timeout
+        self.retry_budgets = (cfg.neo4j.max_retry_time, cfg.neo4j.transient_retry_time)
         # Bounded waits (defaults.toml, [store] neo4j_*_timeout): the server-side transaction timeout
         # per kind of call; the caller waits ``deadline_grace`` longer, then gives up (``_bounded``).
-        self.timeouts: dict[str, float] = {"read": cfg.neo4j_read_timeout, "write": cfg.neo4j_write_timeout,
-                                           "admin": cfg.neo4j_admin_timeout}
-        self.deadline_grace = cfg.neo4j_deadline_grace
+        self.timeouts: dict[str, float] = {"read": cfg.neo4j.read_timeout, "write": cfg.neo4j.write_timeout,
+                                           "admin": cfg.neo4j.admin_timeout}
+        self.deadline_grace = cfg.neo4j.deadline_grace
         self.write_wait = cfg.write_wait    # seconds a write waits for another writer's namespace lock
         self._local = threading.local()     # this thread's open write session (``write_session``)
-        self._calls = ThreadPoolExecutor(max_workers=max(1, cfg.neo4j_call_threads),
+        self._calls = ThreadPoolExecutor(max_workers=max(1, cfg.neo4j.call_threads),
                                          thread_name_prefix="neo4j-call")
         self._ping: Future | None = None
         self._ping_lock = threading.Lock()
-        self.server_info_ttl = cfg.neo4j_server_info_ttl  # version/topology refreshed by a ping at most this often
+        self.server_info_ttl = cfg.neo4j.server_info_ttl  # version/topology refreshed by a ping at most this often
         self._info = ServerInfo("neo4j", "", "", "unknown")
         self._info_at: float | None = None  # time.monotonic() of the last fetch
         self._refresh: Future | None = None
@@ -83,17 +83,17 @@ class Neo4jBase:
         self.server_version = ""
         # Vector recall: ask the index for max(limit * overfetch, min_fetch) nodes, x4 per retry,
         # and scan the namespace exactly once it is no larger than that.
-        self.vector_overfetch = max(1, cfg.neo4j_vector_overfetch)
-        self.vector_min_fetch = max(1, cfg.neo4j_vector_min_fetch)
-        self.as_of_overfetch = max(1, cfg.neo4j_as_of_overfetch)  # first fetches under an as_of filter
+        self.vector_overfetch = max(1, cfg.neo4j.vector_overfetch)
+        self.vector_min_fetch = max(1, cfg.neo4j.vector_min_fetch)
+        self.as_of_overfetch = max(1, cfg.neo4j.as_of_overfetch)  # first fetches under an as_of filter
         self.vector_paths: Counter[str] = Counter()  # "index" / "scan" (observability, tests)
         try:
             self._driver = GraphDatabase.driver(
-                uri, auth=(user, password) if password else None, connection_timeout=cfg.neo4j_connection_timeout,
-                connection_acquisition_timeout=cfg.neo4j_acquisition_timeout, max_transaction_retry_time=0,
+                uri, auth=(user, password) if password else None, connection_timeout=cfg.neo4j.connection_timeout,
+                connection_acquisition_timeout=cfg.neo4j.acquisition_timeout, max_transaction_retry_time=0,
                 notifications_min_severity="OFF")
         except (ConfigurationError, ValueError) as exc:
-            raise StoreConfigError(f"invalid Neo4j URI {uri!r}: {exc}", field="store.neo4j_uri") from exc
+            raise StoreConfigError(f"invalid Neo4j URI {uri!r}: {exc}", field="store.neo4j.uri") from exc
         # Causal consistency within this process: every session waits for the bookmarks of the
         # process's earlier transactions, so on a cluster a read after a write sees the write
         # (README: Clusters and Aura). Other processes do not share them.
@@ -176,14 +176,14 @@ class Neo4jBase:
             return attempt()
         except AuthError as exc:
             raise StoreConfigError(f"Neo4j at {self.uri} refused the credentials: {exc.message}",
-                                   field="store.neo4j_password") from exc
+                                   field="store.neo4j.password") from exc
         except (ServiceUnavailable, SessionExpired, IncompleteCommit, TransientError, ConnectionPoolError) as exc:
             raise StoreUnavailable(f"Neo4j at {self.uri} (database {self.database!r}) is unavailable: {exc}",
                                    field="store") from exc
         except ClientError as exc:
             if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
                 raise StoreConfigError(f"Neo4j at {self.uri} has no database {self.database!r}",
-                                       field="store.neo4j_database") from exc
+                                       field="store.neo4j.database") from exc
             if "TransactionTimedOut" in (exc.code or ""):
                 raise StoreUnavailable(f"Neo4j at {self.uri} did not finish within {timeout:g} s "
                                        "(server-side transaction timeout)", field="store") from exc

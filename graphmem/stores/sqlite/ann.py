@@ -29,6 +29,7 @@ import numpy as np
 import onnxruntime  # type: ignore[import-untyped]  # noqa: F401  # before usearch: loaded after usearch's native library, it crashes the process
 from usearch.index import Index
 
+from graphmem.config import StoreSettings
 from graphmem.errors import StoreConfigError
 
 FORMAT = 1
@@ -36,7 +37,7 @@ FORMAT = 1
 
 @dataclass(frozen=True)
 class AnnSettings:
-    """``store.sqlite_ann_*`` in defaults.toml (documented there)."""
+    """``store.sqlite.ann_*`` in defaults.toml (documented there)."""
 
     threshold: int
     connectivity: int
@@ -48,22 +49,16 @@ class AnnSettings:
 
     def __post_init__(self) -> None:
         if self.dtype not in ("f32", "f16", "i8"):
-            raise StoreConfigError(f"store.sqlite_ann_dtype must be f32, f16 or i8, not {self.dtype!r}",
-                                   field="store.sqlite_ann_dtype")
+            raise StoreConfigError(f"store.sqlite.ann_dtype must be f32, f16 or i8, not {self.dtype!r}",
+                                   field="store.sqlite.ann_dtype")
         for name in ("threshold", "connectivity", "expansion_add", "expansion_search", "overfetch"):
             if getattr(self, name) < 1:
-                raise StoreConfigError(f"store.sqlite_ann_{name} must be at least 1",
-                                       field=f"store.sqlite_ann_{name}")
+                raise StoreConfigError(f"store.sqlite.ann_{name} must be at least 1",
+                                       field=f"store.sqlite.ann_{name}")
 
     @classmethod
-    def from_store(cls, store_settings) -> AnnSettings:
-        return cls(**{f: getattr(store_settings, f"sqlite_ann_{f}") for f in cls.__dataclass_fields__})
-
-    @classmethod
-    def defaults(cls) -> AnnSettings:
-        from graphmem.config import load_settings
-
-        return cls.from_store(load_settings(use_env=False).store)
+    def from_store(cls, store_settings: StoreSettings) -> AnnSettings:
+        return cls(**{f: getattr(store_settings.sqlite, f"ann_{f}") for f in cls.__dataclass_fields__})
 
 
 def index_base(directory: Path, namespace: str) -> Path:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from graphmem.config import StoreSettings, load_settings
+from graphmem.config import StoreSettings
 from graphmem.errors import StoreConfigError, StoreUnavailable
 from graphmem.model import ServerInfo
 from graphmem.private_files import private_dir, private_file
@@ -46,30 +46,29 @@ def _unavailable(err: Exception) -> StoreUnavailable:
 
 
 class SQLiteBase:
-    def __init__(self, data_dir: str | Path, cfg: StoreSettings | None = None, ann: AnnSettings | None = None):
-        """Settings from ``cfg`` (the ``sqlite_*`` keys; None: defaults.toml, the one place they are
-        set). ``sqlite_synchronous``: FULL syncs the WAL at every commit, so an acknowledged write
+    def __init__(self, data_dir: str | Path, cfg: StoreSettings, ann: AnnSettings | None = None):
+        """Settings from ``cfg``, the caller's ``[store]`` (``[store.sqlite]`` for most of them).
+        ``synchronous``: FULL syncs the WAL at every commit, so an acknowledged write
         survives power loss; NORMAL is faster and can lose the last commits on power loss (never on a
-        process crash). ``sqlite_vector_log_keep``: change-log rows kept (``vector_log``, replayed by the
-        vector cache and the lexical index). ``sqlite_lexical_writer_memory``: the lexical index's
-        writer memory budget, bytes, and ``sqlite_lexical_commit_every``: pending changes at which it
+        process crash). ``vector_log_keep``: change-log rows kept (``vector_log``, replayed by the
+        vector cache and the lexical index). ``lexical_writer_memory``: the lexical index's
+        writer memory budget, bytes, and ``lexical_commit_every``: pending changes at which it
         commits (``lexical.py``). ``ann``
-        overrides ``cfg``'s ``sqlite_ann_*`` (when a namespace's vector recall turns approximate)."""
-        cfg = cfg or load_settings(use_env=False).store
-        synchronous = cfg.sqlite_synchronous
+        overrides ``cfg``'s ``ann_*`` (when a namespace's vector recall turns approximate)."""
+        synchronous = cfg.sqlite.synchronous
         if synchronous.upper() not in SYNCHRONOUS:
-            raise StoreConfigError(f"store.sqlite_synchronous must be one of {', '.join(SYNCHRONOUS)}, "
-                                   f"not {synchronous!r}", field="store.sqlite_synchronous")
+            raise StoreConfigError(f"store.sqlite.synchronous must be one of {', '.join(SYNCHRONOUS)}, "
+                                   f"not {synchronous!r}", field="store.sqlite.synchronous")
         self.synchronous = synchronous.upper()
         self.ann = ann or AnnSettings.from_store(cfg)
-        limit_blas_threads(cfg.sqlite_scan_threads)
-        self.vector_log_keep = cfg.sqlite_vector_log_keep
+        limit_blas_threads(cfg.sqlite.scan_threads)
+        self.vector_log_keep = cfg.sqlite.vector_log_keep
         if not cfg.write_wait > 0:
             raise StoreConfigError("store.write_wait must be a positive number of seconds",
                                    field="store.write_wait")
         self.write_wait = cfg.write_wait
         self._version_gate = vector_log.VersionGate()
-        self.rows = RowCache(cfg.sqlite_row_cache)
+        self.rows = RowCache(cfg.sqlite.row_cache)
         self.path = Path(data_dir) / "graphmem.sqlite"
         private_dir(self.path.parent)
         private_file(self.path)
@@ -78,8 +77,8 @@ class SQLiteBase:
         self._connections: list[sqlite3.Connection] = []
         self.vectors: VectorCache | None = None
         self.lexical: LexicalIndex | None = None
-        self.lexical_writer_memory = cfg.sqlite_lexical_writer_memory
-        self.lexical_commit_every = cfg.sqlite_lexical_commit_every
+        self.lexical_writer_memory = cfg.sqlite.lexical_writer_memory
+        self.lexical_commit_every = cfg.sqlite.lexical_commit_every
         self.dim = 0
 
     # -- connections -------------------------------------------------------------------

@@ -15,7 +15,7 @@ its own term statistics stays the score (retrieval computes it).
   any point loses nothing and leaves no phantom. A log pruned past it, an index ahead of the
   database (a restored backup) or another store's index: the index is rebuilt.
 - *Several processes.* tantivy allows one ``IndexWriter`` per index (a lock file). A process takes
-  it only to catch up and drops it at once: at open, and once ``store.sqlite_lexical_commit_every``
+  it only to catch up and drops it at once: at open, and once ``store.sqlite.lexical_commit_every``
   changed keys are pending (after its own write, or at a lookup). Until then, or while another
   process holds the writer, a lookup answers from the index plus the pending log rows, read from
   SQLite and merged in: no committed write is ever invisible, and a tantivy commit (several file

@@ -1,4 +1,4 @@
-"""Decoded memories kept between reads of the embedded store (``store.sqlite_row_cache``).
+"""Decoded memories kept between reads of the embedded store (``store.sqlite.row_cache``).
 
 A search reads a few hundred rows, and reading plus decoding one (an index lookup, 21 columns,
 five JSON texts, the embedding) costs far more than a dictionary hit; neighbouring searches
