@@ -66,7 +66,7 @@ test-fast: setup
 	GRAPHMEM_NEO4J_URI= GRAPHMEM_REQUIRE_NEO4J= $(PY) -m pytest -q -p no:cacheprovider -m "not neo4j and not slow"
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check graphmem tests bench tools
+	$(VENV)/bin/ruff check graphmem harness tests bench tools
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.meta import latency_summary, run_facts
+from bench.meta import latency_summary, provenance, write_result
 from bench.scale_vectors import base_vectors, derived, query_vectors
 
 M, EF_BUILD = 16, 128
@@ -105,7 +105,7 @@ def main() -> None:
     parser.add_argument("--embed-cache", default=None)
     parser.add_argument("--out", default="bench/results/ann_compare.json")
     args = parser.parse_args()
-    facts = run_facts()
+    started = provenance()
     base = np.load(args.base) if args.base else base_vectors(args.embed_cache)
     data = derived(base, 0, args.size)
     queries = query_vectors(base, args.queries)
@@ -118,13 +118,13 @@ def main() -> None:
         exact_ms.append((time.perf_counter() - t) * 1000)
     results = [run_usearch(data, queries, truth, efs, "f32"), run_usearch(data, queries, truth, efs, "f16"),
                run_faiss(data, queries, truth, efs)]
-    report = {"facts": facts, "size": args.size, "queries": args.queries, "dim": int(data.shape[1]),
+    report = {"size": args.size, "queries": args.queries, "dim": int(data.shape[1]),
               "vectors": "bench/scale_vectors.py (mixtures of real MiniLM embeddings + noise)",
               "graph": {"M": M, "ef_construction": EF_BUILD}, "pool": POOL,
               "exact_numpy": latency_summary(exact_ms), "results": results}
     print(json.dumps(report, indent=2))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2))
+    write_result(args.out, report, started=started)
 
 
 if __name__ == "__main__":

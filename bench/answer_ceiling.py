@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bench.meta import run_facts, save_report
+from bench.meta import write_result
 from graphmem.eval.dataset import locomo_dir
 from graphmem.eval.metrics import answer_covered
 
@@ -38,9 +38,9 @@ def main() -> None:
     ap.add_argument("--output", type=Path, default=Path("bench/results/answer-ceiling.json"))
     args = ap.parse_args()
     base = locomo_dir()
-    report = {"run": run_facts(), "dataset": str(base),
+    report = {"dataset": str(base),
               **ceiling(base / "memories.jsonl", base / "queries_no_adv.jsonl")}
-    save_report(args.output, report)
+    write_result(args.output, report)
     print(json.dumps({k: v for k, v in report.items() if k != "run"}, indent=1))
 
 

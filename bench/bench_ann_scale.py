@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.meta import latency_summary, run_facts, time_calls
+from bench.meta import latency_summary, provenance, time_calls, write_result
 from bench.scale_vectors import base_vectors, derived, query_vectors
 from graphmem.config import load_settings
 from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings
@@ -43,14 +43,14 @@ def main() -> None:
     parser.add_argument("--expansion-add", type=int, default=None)
     parser.add_argument("--out", default="bench/results/ann_scale.json")
     args = parser.parse_args()
-    facts = run_facts()
+    started = provenance()
     store_cfg = load_settings(use_env=False).store
-    limit_blas_threads(store_cfg.sqlite_scan_threads)
+    limit_blas_threads(store_cfg.sqlite.scan_threads)
     ann = replace(AnnSettings.from_store(store_cfg), threshold=1,
                   **({"connectivity": args.connectivity} if args.connectivity else {}),
                   **({"expansion_add": args.expansion_add} if args.expansion_add else {}))
     base = np.load(args.base) if args.base else base_vectors(args.embed_cache)
-    report: dict = {"facts": facts, "size": args.size, "queries": args.queries, "ann": asdict(ann),
+    report: dict = {"size": args.size, "queries": args.queries, "ann": asdict(ann),
                     "vectors": "bench/scale_vectors.py", "query_embedding": "not included (precomputed)"}
     vectors = NamespaceVectors(base.shape[1], ann)
     t0 = time.perf_counter()
@@ -85,7 +85,7 @@ def main() -> None:
         report["index_load_s"] = round(time.perf_counter() - t0, 1)
         report["index_loaded_ok"] = loaded is not None and len(loaded[0]) == len(vectors)
     print(json.dumps(report, indent=2))
-    Path(args.out).write_text(json.dumps(report, indent=2))
+    write_result(args.out, report, started=started)
 
 
 if __name__ == "__main__":

@@ -17,48 +17,20 @@ import multiprocessing as mp
 import os
 import platform
 import re
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench.corpus import make_memories, make_queries
-from bench.meta import pct
+from bench.meta import pct, write_result
 from graphmem.client import GraphmemClient, GraphmemClientError
+from harness.corpus import make_memories, make_queries
+from harness.servers import child_env, free_port, graphmem, serve_ready, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 
 NAMESPACE = "bench"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(data_dir: Path, port: int, threads: int, log_path: Path) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k not in ("GRAPHMEM_API_KEYS", "GRAPHMEM_CONFIG")}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.Popen([sys.executable, "-m", "graphmem", "--data-dir", str(data_dir), "serve",
-                             "--host", "127.0.0.1", "--port", str(port), "--threads", str(threads)],
-                            stdout=subprocess.DEVNULL, stderr=open(log_path, "wb"), env=env, cwd=ROOT)
-    probe = GraphmemClient(f"http://127.0.0.1:{port}", timeout=1)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"server exited:\n{log_path.read_text()[-2000:]}")
-        try:
-            probe.ready()
-            return proc
-        except GraphmemClientError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("server did not become ready")
 
 
 def worker(args: tuple[str, list[str], int]) -> dict:
@@ -110,7 +82,9 @@ def main() -> None:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         t0 = time.perf_counter()
-        proc = start_server(Path(tmp) / "data", port, args.threads, Path(tmp) / "server.log")
+        argv = graphmem(Path(tmp) / "data", "sqlite", "serve", "--host", "127.0.0.1", "--port", str(port),
+                        "--threads", str(args.threads))
+        proc = serve_ready(argv, port, child_env(), Path(tmp) / "server.log")
         startup_s = time.perf_counter() - t0
         try:
             client = GraphmemClient(url, timeout=600, namespace=NAMESPACE)
@@ -144,8 +118,7 @@ def main() -> None:
             print("\n".join(errors_in_log[-3:]), file=sys.stderr)
             raise
         finally:
-            proc.send_signal(signal.SIGTERM)
-            exit_code = proc.wait(timeout=60)
+            exit_code = stop(proc, timeout=60)
 
     result = {
         "memories": created, "workers": args.workers, "requests_per_worker": args.requests,
@@ -163,7 +136,7 @@ def main() -> None:
         "cpu_count": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.out, result)
     print(json.dumps(result, indent=2))
 
 

@@ -28,13 +28,11 @@ import statistics
 import tempfile
 import time
 import uuid
-from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from bench.bench_scale import _items, to_memory
-from bench.corpus import make_queries
-from bench.meta import ROOT, latency_summary, run_facts, save_report
+from bench.meta import ROOT, latency_summary, provenance, write_result
 from bench.scale_vectors import base_vectors, derived
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
@@ -43,6 +41,7 @@ from graphmem.model import MemoryFilter
 from graphmem.stores.base import MemoryStore
 from graphmem.stores.neo4j import Neo4jStore
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_queries
 
 NS = "bench"
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -85,7 +84,7 @@ def main() -> None:
                     help="Neo4j: first-fetch factors for as_of, each its own mode (e.g. 1,4)")
     ap.add_argument("--out", default=str(ROOT / "bench/results/as_of_cost.json"))
     args = ap.parse_args()
-    facts = run_facts()
+    started = provenance()
     modes = {"plain": MemoryFilter(), "as_of": MemoryFilter(as_of=AS_OF),
              "current_only": MemoryFilter(current_only=True)}
     factors = {f"as_of_overfetch_{f}": int(f) for f in args.as_of_overfetch.split(",") if f.strip()}
@@ -99,7 +98,7 @@ def main() -> None:
         # Neo4j: GRAPHMEM_NEO4J_* from the environment; longer timeouts, as a shared 2-core machine
         # under load can hold the first searches after 10k writes past the service's 5 s
         store: MemoryStore = (SQLiteStore(Path(tmp), settings.store) if args.store == "sqlite" else
-                              Neo4jStore(replace(load_settings().store, neo4j_read_timeout=60.0,
+                              Neo4jStore(load_settings().store.with_keys(neo4j_read_timeout=60.0,
                                                  neo4j_write_timeout=120.0)))
         engine = Graphmem(settings, store, load_embedder())
         try:
@@ -108,8 +107,8 @@ def main() -> None:
             if isinstance(store, Neo4jStore):
                 store.drop_namespace(ns)
             engine.close()
-    report = {**facts, "store": args.store, **report}
-    save_report(args.out, report)
+    report = {"store": args.store, **report}
+    write_result(args.out, report, started=started)
     print(report["median_ratio_to_plain_p50"], [{k: v["p50_ms"] for k, v in p.items()} for p in report["passes"]])
 
 

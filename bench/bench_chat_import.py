@@ -24,8 +24,8 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.corpus import FACTS, SUBJECTS, WORDS
-from bench.meta import ROOT, run_facts, save_report
+from bench.meta import ROOT, provenance, write_result
+from harness.corpus import FACTS, SUBJECTS, WORDS
 
 QUESTIONS = ["How does the {s} work when it {f}?", "Why does the {s} {f}?",
              "Can you remind me whether the {s} {f}?", "What changes if the {s} no longer {f}?"]
@@ -82,7 +82,7 @@ def main() -> None:
     ap.add_argument("--messages", type=int, default=5000)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    facts = run_facts()
+    started = provenance()
     tmp = Path(tempfile.mkdtemp(prefix="chat-import-"))
     try:
         export = tmp / "conversations.json"
@@ -99,7 +99,7 @@ def main() -> None:
                                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                                           capture_output=True, text=True, check=True).stdout)
         size = sum(p.stat().st_size for p in data.rglob("*") if p.is_file())
-        report = {**facts, "what": "graphmem import --format chatgpt of a generated export, one process, live "
+        report = {"what": "graphmem import --format chatgpt of a generated export, one process, live "
                                    "embedding, embedded store",
                   "import_command": " ".join(["python", *cmd[1:]]),
                   "export": {"messages": args.messages, "conversations": len(json.loads(export.read_text())),
@@ -110,7 +110,7 @@ def main() -> None:
                   "summary_table": done.stdout.strip()}
         print(json.dumps({k: report[k] for k in ("wall_s", "messages_per_s", "store_mb")}))
         if args.out:
-            save_report(args.out, report)
+            write_result(args.out, report, started=started)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -18,18 +18,16 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import os
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from bench.bench_api import free_port, worker
-from bench.corpus import make_memories, pass_queries
-from bench.fault_kit import child_env
-from bench.meta import latency_summary, run_facts, save_report
-from graphmem.client import GraphmemClient, GraphmemClientError
+from bench.bench_api import worker
+from bench.meta import latency_summary, write_result
+from graphmem.client import GraphmemClient
+from harness.corpus import make_memories, pass_queries
+from harness.servers import child_env, free_port, serve_ready, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMESPACE = "bench"
@@ -42,24 +40,10 @@ def serve(data_dir: Path, onnx_threads: int, spin: bool, server_threads: int,
     config = data_dir.parent / f"threads-{onnx_threads}-{spin}.toml"
     config.write_text(f"[model]\nthreads = {onnx_threads}\nspin_wait = {str(spin).lower()}\n"
                       f"[api]\nthreads = {server_threads}\n")
-    env = child_env()
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "graphmem", "--data-dir", str(data_dir),
-                             "--config", str(config), "serve", "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=open(log, "ab"), env=env, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
-    probe = GraphmemClient(url, timeout=1)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"server exited:\n{log.read_text()[-2000:]}")
-        try:
-            probe.ready()
-            return proc, url
-        except GraphmemClientError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("server did not become ready")
+    argv = [sys.executable, "-m", "graphmem", "--data-dir", str(data_dir), "--config", str(config), "serve",
+            "--host", "127.0.0.1", "--port", str(port)]
+    return serve_ready(argv, port, child_env(), log), f"http://127.0.0.1:{port}"
 
 
 def load(url: str, n: int) -> int:
@@ -102,7 +86,7 @@ def main() -> None:
     settings = [(int(t.split(":")[0]), not t.endswith(":nospin")) for t in args.onnx.split(",")]
     # every (setting, clients) pair gets its own queries: none is sent twice, none warms another
     lists = iter(pass_queries(args.requests, 1 + len(settings) * sum(clients), seed=31))
-    report: dict = {"facts": run_facts(), "memories": args.memories, "requests_per_client": args.requests,
+    report: dict = {"memories": args.memories, "requests_per_client": args.requests,
                     "server_threads": args.server_threads, "queries": "unique, embedded live by the server",
                     "runs": []}
     with tempfile.TemporaryDirectory(prefix="graphmem-concurrency-") as tmp:
@@ -125,15 +109,14 @@ def main() -> None:
                     print(row, flush=True)
         finally:
             for _threads, _spin, proc, _url in servers:
-                proc.send_signal(signal.SIGTERM)
-                proc.wait(timeout=60)
+                stop(proc, timeout=60)
     within = [r for r in report["runs"] if r["p95_ms"] <= args.p95_budget and not r["errors"]]
     best = max(within, key=lambda r: r["requests_per_s"], default=None)
     report["serves"] = ({"requests_per_s": best["requests_per_s"], "clients": best["clients"],
                          "onnx_threads": best["onnx_threads"], "spin_wait": best["spin_wait"],
                          "p95_ms": best["p95_ms"],
                          "p95_budget_ms": args.p95_budget} if best else None)
-    save_report(args.out, report)
+    write_result(args.out, report)
 
 
 if __name__ == "__main__":

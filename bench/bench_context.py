@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.meta import ROOT, latency_summary, run_facts, save_report
+from bench.meta import ROOT, latency_summary, provenance, write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import default_cache_root
@@ -91,7 +91,7 @@ def main() -> None:
     ap.add_argument("--max-tokens", type=int, default=400)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "context_cost.json")
     args = ap.parse_args()
-    facts = run_facts()
+    started = provenance()
     base = locomo_dir()
     rows = read_jsonl(base / "memories.jsonl")
     queries = [q["text"] for q in read_jsonl(base / "queries_no_adv.jsonl")][: args.queries]
@@ -99,7 +99,7 @@ def main() -> None:
         settings = load_settings(overrides={"store": {"data_dir": tmp}}, use_env=False)
         cache = default_cache_root() / "eval-embedding-cache.sqlite"
         embedder = load_embedder(settings.model.name, cache_path=cache)
-        engine = Graphmem(settings, SQLiteStore(Path(tmp)), embedder)
+        engine = Graphmem(settings, SQLiteStore(Path(tmp), settings.store), embedder)
         try:
             load(engine, rows)
             engine.context(queries[0], args.max_tokens, NS)          # warm: first-use costs out of the figures
@@ -108,10 +108,10 @@ def main() -> None:
         finally:
             engine.close()
     summary = {key: round(statistics.median(p[key] for p in passes), 3) for key in passes[0]}
-    report = {**facts, "store": "sqlite", "memories": len(rows), "queries": len(queries),
+    report = {"store": "sqlite", "memories": len(rows), "queries": len(queries),
               "k": settings.context_block.k, "max_tokens": args.max_tokens, "model": settings.model.name,
               "passes": passes, "median": summary, "loadavg_at_end": [round(x, 2) for x in os.getloadavg()]}
-    save_report(args.out, report)
+    write_result(args.out, report, started=started)
     print(summary)
 
 

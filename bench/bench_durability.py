@@ -19,20 +19,20 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.corpus import make_memories
-from bench.meta import pct, run_facts
+from bench.meta import pct, write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_memories
 
 MODES = ("FULL", "NORMAL")
 
 
 def one_round(mode: str, corpus: list[dict], embedder, root: Path) -> dict:
     data_dir = root / f"{mode}-{time.monotonic_ns()}"
-    settings = load_settings(overrides={"store": {"data_dir": str(data_dir), "sqlite_synchronous": mode}},
+    settings = load_settings(overrides={"store": {"data_dir": str(data_dir), "sqlite": {"synchronous": mode}}},
                              use_env=False)
     engine = Graphmem(settings, SQLiteStore(data_dir, settings.store), embedder)
     engine_ms = []
@@ -78,7 +78,7 @@ def main() -> None:
             runs[mode].append(one_round(mode, corpus, embedder, root))
     filesystem = subprocess.run(["df", "-T", str(root)], capture_output=True, text=True).stdout.split("\n")[1:2]
     shutil.rmtree(root, ignore_errors=True)
-    report = {"provenance": run_facts(), "n": args.n, "rounds": args.rounds,
+    report = {"n": args.n, "rounds": args.rounds,
               "filesystem": " ".join(filesystem[0].split()[:2]) if filesystem else "unknown",
               **{mode: summarise(runs[mode]) for mode in MODES}}
     full, normal = report["FULL"], report["NORMAL"]
@@ -90,7 +90,7 @@ def main() -> None:
         "store_commit_p50_ms_extra": round(full["store_commit_p50_ms"]["median"]
                                            - normal["store_commit_p50_ms"]["median"], 3)}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+    write_result(args.out, report)
     print(json.dumps(report, indent=2))
 
 

@@ -9,7 +9,6 @@ with graphmem installed); prints a table and writes
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -20,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from bench.meta import pct
+from bench.meta import pct, write_result
 from graphmem.embedding.cache import EmbeddingCache
 from graphmem.embedding.embedder import CachedEmbedder, FastEmbedder
 from graphmem.embedding.prepare import ensure_model
@@ -120,7 +119,7 @@ def main() -> None:
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_result(args.out, result)
     print(f"wrote {args.out}")
 
 

@@ -24,14 +24,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.corpus import make_memories, make_queries
 from bench.live_query import LiveQueryEmbedder
-from bench.meta import pct, run_facts, summarize_runs
+from bench.meta import pct, summarize_runs, write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_memories, make_queries
 
 
 def measure_inserts(engine: Graphmem, probes: list[dict]) -> dict:
@@ -61,11 +61,12 @@ def measure_search(engine: Graphmem, queries: list[str]) -> dict:
 
 def interleaved(dirs: list[str], rounds: int, docs, live, out: str) -> None:
     """Insert cost at two kept stores, probe rounds alternating low / high; ratio per round."""
-    engines = [Graphmem(load_settings(overrides={"store": {"data_dir": d}}, use_env=False), SQLiteStore(d),
-                        LiveQueryEmbedder(docs, live)) for d in dirs]
+    settings = [load_settings(overrides={"store": {"data_dir": d}}, use_env=False) for d in dirs]
+    engines = [Graphmem(cfg, SQLiteStore(d, cfg.store), LiveQueryEmbedder(docs, live))
+               for d, cfg in zip(dirs, settings, strict=True)]
     sizes = [e.store.stats("bench").namespaces.get("bench", 0) for e in engines]
     probe_base = make_memories(200, seed=99)
-    report: dict = {"facts": run_facts(), "stores": dict(zip(dirs, sizes, strict=True)), "rounds": []}
+    report: dict = {"stores": dict(zip(dirs, sizes, strict=True)), "rounds": []}
     for r in range(rounds):
         row = {}
         for engine, size in zip(engines, sizes, strict=True):
@@ -77,7 +78,7 @@ def interleaved(dirs: list[str], rounds: int, docs, live, out: str) -> None:
         print(json.dumps(row), flush=True)
     report["ratio"] = summarize_runs([{"ratio": r["ratio"]} for r in report["rounds"]])["ratio"]
     report["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    Path(out).write_text(json.dumps(report, indent=2))
+    write_result(out, report)
     print(json.dumps(report["ratio"]))
 
 
@@ -104,11 +105,11 @@ def main() -> None:
         return
     data_dir = args.data_dir or tempfile.mkdtemp(prefix="graphmem-bench-")
     engine = Graphmem(load_settings(overrides={"store": {"data_dir": data_dir}}, use_env=False),
-                      SQLiteStore(data_dir), LiveQueryEmbedder(docs, live))
+                      SQLiteStore(data_dir, load_settings(use_env=False).store), LiveQueryEmbedder(docs, live))
     corpus = make_memories(max(sizes))
     probe_base = make_memories(200, seed=99)
     queries = make_queries(200)
-    report: dict = {"facts": run_facts(), "query_embedding": "live", "store": "sqlite", "inserts": {},
+    report: dict = {"query_embedding": "live", "store": "sqlite", "inserts": {},
                     "search": {}, "load_seconds": {}}
     loaded = 0
     for size in sizes:
@@ -133,7 +134,7 @@ def main() -> None:
         print(json.dumps({"size": size, **{k: v.get(size) for k, v in report.items() if isinstance(v, dict)}}),
               flush=True)
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(report, indent=2))     # partial results survive a stop
+        write_result(args.out, report)     # partial results survive a stop
     if len(insert_at & set(sizes)) == 2:
         low, high = sorted(insert_at)
         report["insert_ratio"] = round(report["inserts"][high]["mean_ms"] / report["inserts"][low]["mean_ms"], 3)
@@ -144,7 +145,7 @@ def main() -> None:
     report["stats"] = engine.stats("bench")["degree"]
     report["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2))
+    write_result(args.out, report)
     print(json.dumps(report, indent=2))
 
 

@@ -9,7 +9,8 @@ import stat
 import tempfile
 from pathlib import Path
 
-from bench.meta import run_facts, save_report
+from bench.meta import write_result
+from graphmem.config import load_settings
 from graphmem.embedding.cache import EmbeddingCache
 from graphmem.stores.sqlite.store import SQLiteStore
 
@@ -22,14 +23,14 @@ def main() -> None:
     os.umask(int(args.umask, 8))
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        store = SQLiteStore(root / "data")
+        store = SQLiteStore(root / "data", load_settings(use_env=False).store)
         store.ensure_schema("bench-model", 4)
         backup = store.backup_file(root / "backups" / "copy.sqlite")
         cache = EmbeddingCache(root / "cache" / "embeddings.sqlite")
         paths = {"data_dir": store.path.parent, "database": store.path, "wal": Path(f"{store.path}-wal"),
                  "backup": backup, "embedding_cache": cache.path}
         modes = {k: oct(stat.S_IMODE(os.stat(p).st_mode)) for k, p in paths.items() if p.exists()}
-    save_report(args.out, {**run_facts(), "umask": args.umask, "modes": modes})
+    write_result(args.out, {"umask": args.umask, "modes": modes})
     print(modes)
 
 

@@ -25,7 +25,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bench.meta import ROOT, run_facts, save_report
+from bench.meta import ROOT, provenance, write_result
 from graphmem.eval import metrics as M
 from graphmem.eval.cv import bootstrap_groups
 from graphmem.eval.report import query_metrics
@@ -79,7 +79,7 @@ def main() -> None:
     ap.add_argument("--supersessions", default=str(FIXTURE / "supersessions.jsonl"))
     ap.add_argument("--out", default=str(ROOT / "bench/results/fixture_supersede_e5.json"))
     args = ap.parse_args()
-    facts = run_facts()
+    started = provenance()
     links = load_supersessions(Path(args.supersessions))
     successor = {old: link["newer"] for link in links for old in link["older"]}
     result: dict[str, Any] = {}
@@ -101,10 +101,10 @@ def main() -> None:
                           recipes=[RECIPE], progress=False,
                           model_override={"name": args.model} if args.model else {})
     evaluate(options, on_engine=on_engine)
-    report = {**facts, "fixture": str(FIXTURE.relative_to(ROOT)), "recipe": RECIPE, "k": K,
+    report = {"fixture": str(FIXTURE.relative_to(ROOT)), "recipe": RECIPE, "k": K,
               "supersessions": links, **result,
               "target": "no superseded record above its successor in the top 3; MRR >= 0.95"}
-    save_report(args.out, report)
+    write_result(args.out, report, started=started)
     for phase in ("before", "after"):
         r = result[phase]
         print(phase, r["mrr"], r["hit@1"], "violations", r["superseded_above_successor_top3"],

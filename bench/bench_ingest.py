@@ -28,8 +28,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.corpus import make_memories
-from bench.meta import run_facts, summarize_runs
+from bench.meta import summarize_runs, write_result
 from bench.profile_search import top
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
@@ -39,6 +38,7 @@ from graphmem.ingest import bulk
 from graphmem.model import window_namespace
 from graphmem.stores.base import MemoryStore
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_memories
 
 TURNS = 20          # thread turns per conversation with --threaded
 
@@ -84,7 +84,7 @@ def import_once(tmp: Path, embedder, path: Path, batch_size: int, tag: str, stor
     settings = load_settings(overrides={"store": {"data_dir": str(data)}, "ingest": {"import_overlap": overlap}},
                              use_env=False)
     namespace = "bench"
-    backend: MemoryStore = SQLiteStore(data)
+    backend: MemoryStore = SQLiteStore(data, load_settings(use_env=False).store)
     neo = None
     if store == "neo4j":
         from graphmem.stores.neo4j import Neo4jStore
@@ -124,7 +124,7 @@ def save(out: str, report: dict, runs: list[dict]) -> None:
                       "ratio in the same repeat; insert_ms_*: link+write per memory at about flat_at and near n; "
                       "the median ratio is the robust figure on a loaded machine")
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(report, indent=2) + "\n")
+    write_result(out, report)
 
 
 def profile_cached(tmp: Path, cached, path: Path, n: int, batch_size: int, store: str, out: str,
@@ -141,7 +141,7 @@ def profile_cached(tmp: Path, cached, path: Path, n: int, batch_size: int, store
                    "by_cumulative": top(stats, "cum_s", total, 45), "by_own_time": top(stats, "own_s", total, 30),
                    "loadavg_at_end": [round(x, 2) for x in os.getloadavg()]})
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(report, indent=2) + "\n")
+    write_result(out, report)
 
 
 def one_repeat(r: int, args, tmp: Path, stores: list[str], cached, live, cached_path: Path, live_path: Path,
@@ -187,7 +187,7 @@ def main() -> None:
     stores = [s.strip() for s in args.stores.split(",") if s.strip()]
     ensure_model()
     tmp = Path(tempfile.mkdtemp(prefix="graphmem-ingest-"))
-    report = {"facts": run_facts(), "n": args.n, "live_n": args.live_n, "repeat": args.repeat,
+    report = {"n": args.n, "live_n": args.live_n, "repeat": args.repeat,
               "batch_size": args.batch_size, "stores": stores, "threaded": args.threaded,
               "live_stores": args.live_stores or ",".join(stores),
               "context_windows": load_settings(use_env=False).context.enabled,

@@ -20,11 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.corpus import make_memories, make_queries
+from bench.meta import write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_memories, make_queries
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,7 +66,7 @@ def main() -> None:
         engines = {}
         for name, over in (("new", {}), ("old", OLD_CEILINGS)):
             settings = load_settings(overrides={"store": {"data_dir": tmp}, "limits": over}, use_env=False)
-            engines[name] = Graphmem(settings, SQLiteStore(tmp), embedder) if name == "new" else \
+            engines[name] = Graphmem(settings, SQLiteStore(tmp, settings.store), embedder) if name == "new" else \
                 Graphmem(settings, engines["new"].store, embedder)
         eng, ns = engines["new"], "bench"
         memories = make_memories(args.n)
@@ -106,7 +107,7 @@ def main() -> None:
         "cases": {name: summary(v) for name, v in times.items()},
         "ratio_to_default_p50": {name: round(statistics.median(v) / base, 2) for name, v in times.items()},
     }
-    Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
+    write_result(args.out, out)
     print(json.dumps(out["ratio_to_default_p50"], indent=2))
 
 

@@ -26,13 +26,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.corpus import make_memories
-from bench.meta import run_facts
+from bench.meta import write_result
 from graphmem.config import load_settings
 from graphmem.ingest import candidates
 from graphmem.model import Memory
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.text import content_hash, term_counts
+from harness.corpus import make_memories
 
 DIM, NS, BATCH = 384, "bench", 500
 START = datetime(2025, 1, 1, tzinfo=UTC)
@@ -53,14 +53,14 @@ def main() -> None:
     ap.add_argument("--label", default="this checkout")
     ap.add_argument("--out", default="bench/results/link_candidates.json")
     args = ap.parse_args()
-    report: dict = {"facts": run_facts(), "code": args.label, "n": args.n, "batch": BATCH,
+    report: dict = {"code": args.label, "n": args.n, "batch": BATCH,
                     "loadavg_at_start": os.getloadavg()}
     rng = np.random.default_rng(7)
     items = make_memories(args.n + args.batches * BATCH, seed=7, namespace=NS)
     memories = [to_memory(item, k, rng) for k, item in enumerate(items)]
     cfg = load_settings(use_env=False).edges
     with tempfile.TemporaryDirectory(prefix="graphmem-link-") as tmp:
-        store = SQLiteStore(Path(tmp))
+        store = SQLiteStore(Path(tmp), load_settings(use_env=False).store)
         store.ensure_schema("bench-random", DIM)
         t0 = time.perf_counter()
         for start in range(0, args.n, 2000):
@@ -91,7 +91,7 @@ def main() -> None:
                    "gather_ms_median": statistics.median(gather_ms),
                    "term_holders_ms_median": statistics.median(holders_ms),
                    "candidates_per_memory": candidates_per_memory, "loadavg_at_end": os.getloadavg()})
-    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+    write_result(args.out, report)
     print(json.dumps({k: v for k, v in report.items() if k != "facts"}, indent=2))
 
 

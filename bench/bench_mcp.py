@@ -13,16 +13,11 @@ Usage: python -m bench.bench_mcp [--memories 1000] [--queries 200] [--passes 3] 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,52 +25,16 @@ from anyio.from_thread import start_blocking_portal
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from bench.corpus import make_memories, make_queries
-from bench.meta import latency_summary, run_facts, summarize_runs
+from bench.meta import latency_summary, provenance, summarize_runs, write_result
 from graphmem.client import GraphmemClient, GraphmemClientError
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
+from harness.corpus import make_memories, make_queries
+from harness.servers import child_env, free_port, graphmem, process
 
 ROOT = Path(__file__).resolve().parents[1]
 
 NAMESPACE = "bench"
-
-
-def env() -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if k not in ("GRAPHMEM_API_KEYS", "GRAPHMEM_CONFIG",
-                                                            "GRAPHMEM_STORE", "GRAPHMEM_DATA_DIR")}
-    out["PYTHONPATH"] = str(ROOT) + os.pathsep + out.get("PYTHONPATH", "")
-    return out
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def cli(data_dir: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "graphmem", "--data-dir", str(data_dir), "--store", "sqlite", *args]
-
-
-@contextlib.contextmanager
-def process(argv: list[str], port: int) -> Iterator[None]:
-    """A server subprocess, up once its port accepts; SIGTERM on exit."""
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(f"{argv} exited {proc.returncode}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{argv} did not start")
-            time.sleep(0.2)
-        yield
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
 
 
 def seed(data_dir: Path, n: int) -> int:
@@ -126,15 +85,19 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "mcp.json")
     args = ap.parse_args()
-    facts = run_facts()
+    started = provenance()
 
     with tempfile.TemporaryDirectory(prefix="graphmem-bench-mcp-") as tmp:
         data = Path(tmp) / "data"
         created = seed(data, args.memories)
         api_port, mcp_port = free_port(), free_port()
-        stdio = StdioServerParameters(command=sys.executable, args=cli(data, "mcp")[1:], env=env(), cwd=str(ROOT))
-        with (process(cli(data, "serve", "--port", str(api_port)), api_port),
-              process(cli(data, "mcp", "--http", "--port", str(mcp_port)), mcp_port),
+        env = child_env()
+        stdio = StdioServerParameters(command=sys.executable, args=graphmem(data, "sqlite", "mcp")[1:], env=env,
+                                      cwd=str(ROOT))
+        with (process(graphmem(data, "sqlite", "serve", "--port", str(api_port)), api_port, env,
+                      Path(tmp) / "api.log"),
+              process(graphmem(data, "sqlite", "mcp", "--http", "--port", str(mcp_port)), mcp_port, env,
+                      Path(tmp) / "mcp.log"),
               start_blocking_portal() as portal,
               portal.wrap_async_context_manager(Client(stdio)) as over_stdio,
               portal.wrap_async_context_manager(Client(streamable_http_client(
@@ -154,7 +117,7 @@ def main() -> None:
                                for stat, value in latency_summary(values).items()})
                 print(json.dumps(passes[-1]))
 
-    result = {**facts, "memories": created, "queries_per_pass": args.queries, "passes": args.passes,
+    result = {"memories": created, "queries_per_pass": args.queries, "passes": args.passes,
               "k": args.k, "store": "sqlite",
               "interfaces": {"mcp_stdio": "search_memories over stdio, compact results (the default)",
                              "mcp_stdio_full": "search_memories over stdio, detail=full (cut to "
@@ -164,7 +127,7 @@ def main() -> None:
               "note": "client-side round trips incl. query embedding; shared 2-core machine, other jobs ran",
               "per_pass": passes, "summary": summarize_runs(passes)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.out, result, started=started)
     print(json.dumps(result["summary"], indent=2))
 
 

@@ -19,14 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.meta import command_line, pct
+from bench.meta import pct, write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.models import MODELS
 from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
 from graphmem.eval.dataset import locomo_dir, read_jsonl
-from graphmem.eval.provenance import provenance
 from graphmem.stores.sqlite import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +50,7 @@ def ingest_round(emb, turns: list[dict]) -> float:
     """Memories/s through the normal batch ingest path (embed + dedupe + link + save)."""
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(overrides={"store": {"data_dir": tmp}}, use_env=False)
-        engine = Graphmem(settings, SQLiteStore(Path(tmp)), emb)
+        engine = Graphmem(settings, SQLiteStore(Path(tmp), settings.store), emb)
         items = [{"content": t["content"], "tags": t["tags"], "category": t["category"],
                   "source": t["source"]} for t in turns]
         t0 = time.perf_counter()
@@ -101,12 +100,11 @@ def main() -> None:
     load.append(os.getloadavg()[0])
     for row in results:
         print(json.dumps(row), flush=True)
-    out = {"provenance": provenance([base / "memories.jsonl", base / "queries_no_adv.jsonl"], vars(args) | {
-        "out": str(args.out)}, command_line()),
-           "cpu_count": os.cpu_count(), "loadavg_1min": [round(x, 2) for x in load],
+    out = {"cpu_count": os.cpu_count(), "loadavg_1min": [round(x, 2) for x in load],
            "note": "shared 2-core machine: other jobs ran meanwhile; compare models within this file only",
            "memories": len(turns), "queries": len(questions), "rounds": args.rounds, "models": results}
-    args.out.write_text(json.dumps(out, indent=1) + "\n")
+    write_result(args.out, out, inputs=[base / "memories.jsonl", base / "queries_no_adv.jsonl"],
+                 config=vars(args) | {"out": str(args.out)})
     print(f"wrote {args.out}")
 
 

@@ -23,6 +23,8 @@ import time
 import uuid
 from pathlib import Path
 
+from bench.meta import write_result
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -86,7 +88,6 @@ def main() -> None:
     if args.worker:
         worker(args)
         return
-    from bench.meta import run_facts
 
     if not args.before:
         raise SystemExit("--before DIR is required (a copy of the code before the lock)")
@@ -107,14 +108,14 @@ def main() -> None:
             print(json.dumps(runs[-1]), flush=True)
         uptime.append(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     report = {"command": "python -m bench.bench_neo4j_lock_cost " + " ".join(sys.argv[1:]),
-              "facts": run_facts(), "n": args.n, "single_n": args.single_n, "batch_size": args.batch_size,
+              "n": args.n, "single_n": args.single_n, "batch_size": args.batch_size,
               "uptime_before_and_after": uptime, "runs": runs,
               "median_bulk_after_vs_before": statistics.median(r["bulk_after_vs_before"] for r in runs),
               "median_single_after_vs_before": statistics.median(r["single_after_vs_before"] for r in runs),
               "note": "rates in memories/s with every embedding a cache hit; the ratio is after/before in the "
                       "same repeat (>1: faster after); the machine is shared, absolute rates are not figures"}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+    write_result(args.out, report)
     print(json.dumps({k: report[k] for k in ("median_bulk_after_vs_before", "median_single_after_vs_before")}))
 
 

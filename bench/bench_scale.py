@@ -157,7 +157,7 @@ def measure(path: Path, store: SQLiteStore, engine: Graphmem, base: np.ndarray, 
 
 def reopen_times(path: Path, ann: AnnSettings, model_id: str, dim: int, q: np.ndarray) -> dict:
     """A new store on the same files: matrix read from SQLite + saved index loaded (not rebuilt)."""
-    fresh = SQLiteStore(path, ann=ann)
+    fresh = SQLiteStore(path, load_settings(use_env=False).store, ann=ann)
     fresh.ensure_schema(model_id, dim)
     t0 = time.perf_counter()
     fresh.vector_candidates(NS, q, 50, MemoryFilter(), "")

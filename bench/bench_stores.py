@@ -30,9 +30,8 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.corpus import make_memories, pass_queries
 from bench.live_query import LiveQueryEmbedder
-from bench.meta import pct, run_facts, save_report
+from bench.meta import pct, write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
@@ -41,6 +40,7 @@ from graphmem.retrieval.overlap import Overlap
 from graphmem.stores.base import recall_in_turn
 from graphmem.stores.neo4j import Neo4jStore
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_memories, pass_queries
 
 WARMUP = 5
 
@@ -166,7 +166,7 @@ def main() -> None:
         item.pop("namespace")
     embedder.embed_documents([m["content"] for m in corpus])   # warm the shared cache
     lists = pass_queries(args.queries, args.repeat * (1 + 5 * args.passes), seed=23)
-    report: dict = {"facts": run_facts(), "n": args.n, "queries_per_pass": args.queries,
+    report: dict = {"n": args.n, "queries_per_pass": args.queries,
                     "queries": "unique: each (pass, store, setting) and the warm-up meet their own",
                     "query_embedding": "live in both stores",
                     "document_embeddings": "from a warmed cache in both stores (ingest compares stores + linking)",
@@ -177,7 +177,8 @@ def main() -> None:
         settings = load_settings(overrides={"store": {"data_dir": str(data)}}, use_env=False)
         neo = Neo4jStore(load_settings().store)   # [store] neo4j_* with the GRAPHMEM_NEO4J_* environment
         namespace = f"bench-{uuid.uuid4().hex[:8]}"
-        engines = {"sqlite": (Graphmem(settings, SQLiteStore(data), embedder), namespace if keep else "bench"),
+        lite = Graphmem(settings, SQLiteStore(data, settings.store), embedder)
+        engines = {"sqlite": (lite, namespace if keep else "bench"),
                    "neo4j": (Graphmem(settings, neo, embedder), namespace),
                    "neo4j_separate_reads": (Graphmem(settings, SeparateReads(neo), embedder), namespace)}
         try:
@@ -193,7 +194,7 @@ def main() -> None:
         if keep:
             print(f"kept: --sqlite-dir {data} --namespace {namespace}", file=sys.stderr)
         report["summary"] = summary(report["runs"])
-        save_report(args.out, report)     # saved after every repeat
+        write_result(args.out, report)     # saved after every repeat
     print(json.dumps(report["summary"], indent=2))
 
 

@@ -20,7 +20,7 @@ import json
 
 import numpy as np
 
-from bench.meta import ROOT, run_facts, save_report
+from bench.meta import ROOT, provenance, write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
@@ -52,7 +52,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "bench/results/supersede_calibration.json"))
     args = ap.parse_args()
-    facts = run_facts()
+    started = provenance()
     floor = load_settings(use_env=False, overrides={"model": {"name": REFERENCE}}).supersede.min_cosine
     items = [json.loads(line) for path in CORPORA
              for line in (ROOT / path).read_text().splitlines() if line.strip()]
@@ -60,7 +60,7 @@ def main() -> None:
              if labels(items[a]) & labels(items[b])]
     ref = pair_cosines(REFERENCE, items, pairs)
     share = float((ref < floor).mean())
-    report = {**facts, "corpora": list(CORPORA), "memories": len(items), "same_label_pairs": len(pairs),
+    report = {"corpora": list(CORPORA), "memories": len(items), "same_label_pairs": len(pairs),
               "reference": {"model": REFERENCE, "min_cosine": floor, "quantile": round(share, 4),
                             "pairs_at_or_above": int((ref >= floor).sum()),
                             "percentiles": percentiles(ref)},
@@ -72,7 +72,7 @@ def main() -> None:
             "z_score": round(float(got.mean() + (floor - ref.mean()) / ref.std() * got.std()), 4),
             "share_at_or_above_reference_floor": round(float((got >= floor).mean()), 4),
             "percentiles": percentiles(got)}
-    save_report(args.out, report)
+    write_result(args.out, report, started=started)
     print(json.dumps(report["targets"], indent=1))
 
 

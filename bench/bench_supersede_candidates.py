@@ -4,67 +4,22 @@ the rule ran): each pair's two memories are embedded with the real model and the
 whether the newer may supersede the older, under the ``[supersede]`` thresholds of defaults.toml
 for that model (``min_cosine_by_model``, derived without these pairs: bench_supersede_calibration).
 
-    python -m bench.bench_supersede_candidates [--model NAME] [--out bench/results/supersede_candidates.json]
+The scenario lives in ``harness/supersede_pairs.py`` (the tests run it too); this runs it at full length and
+saves its figures with ``bench.meta.write_result``. Also ``python -m bench supersede-candidates``.
 
-Also reports the same figures for a few other thresholds (a sweep, for the record: the defaults
-were chosen before it ran), and every false positive and false negative with its spans.
+    python -m bench.bench_supersede_candidates [--model NAME] [--out bench/results/supersede_candidates.json]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
-from bench.meta import ROOT, run_facts, save_report
-from graphmem.config import SupersedeSettings, load_settings
+from bench.meta import ROOT, provenance, write_result
+from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
-from graphmem.ingest.supersede_candidates import propose
-from graphmem.model import Memory
-from graphmem.text import content_hash, normalize_category, normalize_tag, term_counts
-
-PAIRS = ROOT / "tests/fixtures/supersede/pairs.jsonl"
-
-
-def load_pairs(path: Path = PAIRS) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def memories(pairs: list[dict[str, Any]], embedder: Any) -> list[tuple[dict[str, Any], Memory, Memory]]:
-    """(pair, older, newer) with real embeddings; the newer written a day after the older."""
-    texts = [p[side]["content"] for p in pairs for side in ("older", "newer")]
-    vectors = embedder.embed_documents(texts)
-
-    def build(pair: dict[str, Any], side: str, vector: Any, when: str) -> Memory:
-        item = pair[side]
-        return Memory(id=f"{pair['id']}-{side}", namespace="bench", content=item["content"],
-                      content_hash=content_hash(item["content"]), tags=[normalize_tag(t) for t in item["tags"]],
-                      category=normalize_category(item["category"]), created_at=when, updated_at=when,
-                      embedding=vector, term_counts=term_counts(item["content"]))
-
-    return [(p, build(p, "older", vectors[2 * i], "2025-01-01T00:00:00.000000Z"),
-             build(p, "newer", vectors[2 * i + 1], "2025-01-02T00:00:00.000000Z")) for i, p in enumerate(pairs)]
-
-
-def score(built: list[tuple[dict[str, Any], Memory, Memory]], cfg: SupersedeSettings) -> dict[str, Any]:
-    tp = fp = fn = tn = 0
-    mistakes = []
-    for pair, older, newer in built:
-        found = propose(newer, older, cfg)
-        said, truth = found is not None, bool(pair["supersedes"])
-        tp += said and truth
-        fp += said and not truth
-        fn += truth and not said
-        tn += not said and not truth
-        if said != truth:
-            mistakes.append({"id": pair["id"], "kind": pair["kind"], "label": truth,
-                             "proposal": found.to_dict() if found else None})
-    return {"true_positives": tp, "false_positives": fp, "false_negatives": fn, "true_negatives": tn,
-            "precision": round(tp / (tp + fp), 3) if tp + fp else None,
-            "recall": round(tp / (tp + fn), 3) if tp + fn else None, "mistakes": mistakes}
+from harness.supersede_pairs import PAIRS, load_pairs, memories, score
 
 
 def main() -> None:
@@ -72,14 +27,14 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="[model] name (default: the shipped model)")
     ap.add_argument("--out", default=str(ROOT / "bench/results/supersede_candidates.json"))
     args = ap.parse_args()
-    facts = run_facts()
+    started = provenance()
     settings = load_settings(use_env=False, overrides={"model": {"name": args.model}} if args.model else None)
     cfg = settings.supersede
     ensure_model(model=settings.model.name)
     pairs = load_pairs()
     embedder = load_embedder(settings.model.name)
     built = memories(pairs, embedder)
-    report = {**facts, "model": embedder.model_id, "pairs": len(pairs),
+    report = {"model": embedder.model_id, "pairs": len(pairs),
               "positives": sum(p["supersedes"] for p in pairs),
               "fixture": str(PAIRS.relative_to(ROOT)),
               "thresholds": {"min_cosine": cfg.min_cosine, "min_term_overlap": cfg.min_term_overlap},
@@ -88,7 +43,7 @@ def main() -> None:
                          **{k: v for k, v in score(built, replace(cfg, min_cosine=c, min_term_overlap=o)).items()
                             if k != "mistakes"}}
                         for c in sorted({0.7, 0.8, 0.9, 0.95, cfg.min_cosine}) for o in (0.3, 0.4, 0.5, 0.6)]}
-    save_report(args.out, report)
+    write_result(args.out, report, started=started)
     d = report["defaults"]
     print(f"precision {d['precision']}  recall {d['recall']}  (tp {d['true_positives']} fp {d['false_positives']} "
           f"fn {d['false_negatives']}) -> {args.out}")

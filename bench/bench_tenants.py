@@ -25,9 +25,8 @@ from pathlib import Path
 
 from bench.bench_scale import load
 from bench.bench_stores import ingest, search_ms, spread
-from bench.corpus import make_memories, make_queries
 from bench.live_query import LiveQueryEmbedder
-from bench.meta import run_facts, save_report
+from bench.meta import write_result
 from bench.scale_vectors import base_vectors
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
@@ -35,6 +34,7 @@ from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
 from graphmem.stores.neo4j import Neo4jStore
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_memories, make_queries
 
 KINDS = ("sqlite", "neo4j")
 
@@ -73,10 +73,11 @@ def main() -> None:
     queries = make_queries(args.queries + 5)
     settings = load_settings(overrides={"store": {"data_dir": str(tmp / "sqlite")}}, use_env=False)
     tag = uuid.uuid4().hex[:8]
-    engines = {"sqlite": (Graphmem(settings, SQLiteStore(tmp / "sqlite"), embedder), "small", "other"),
+    lite = Graphmem(settings, SQLiteStore(tmp / "sqlite", settings.store), embedder)
+    engines = {"sqlite": (lite, "small", "other"),
                "neo4j": (Graphmem(settings, Neo4jStore(load_settings().store), embedder),
                          f"small-{tag}", f"other-{tag}")}
-    report: dict = {"facts": run_facts(), "small": args.small, "other_before": args.before,
+    report: dict = {"small": args.small, "other_before": args.before,
                     "other_after": args.after, "queries_per_pass": args.queries,
                     "query_embedding": "live in both stores",
                     "small_namespace_load": "Graphmem.add_batch (cached document embeddings, edges linked)",
@@ -99,7 +100,7 @@ def main() -> None:
             neo[0].store.drop_namespace(namespace)   # type: ignore[attr-defined]
         for engine, _s, _o in engines.values():
             engine.close()
-    save_report(args.out, report)
+    write_result(args.out, report)
     print(json.dumps({k: report[k] for k in ("p50_after_vs_before",)}, indent=2))
 
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from bench.bench_ingest import write_jsonl
-from bench.meta import run_facts
+from bench.meta import write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
@@ -39,7 +39,7 @@ CONFIGS = {"off": {"topics": {"enabled": False}},
 def import_rate(tmp: Path, embedder, path: Path, n: int, overrides: dict, tag: str) -> tuple[float, dict]:
     data = tmp / f"store-{tag}"
     settings = load_settings(overrides={"store": {"data_dir": str(data)}, **overrides}, use_env=False)
-    engine = Graphmem(settings, SQLiteStore(data), embedder)
+    engine = Graphmem(settings, SQLiteStore(data, settings.store), embedder)
     t0 = time.perf_counter()
     summary = bulk.import_jsonl(engine, path, namespace="bench", batch_size=200)
     seconds = time.perf_counter() - t0
@@ -60,7 +60,7 @@ def main() -> None:
     for item in corpus:
         item.pop("namespace", None)
     tmp = Path(tempfile.mkdtemp(prefix="graphmem-topics-ingest-"))
-    report: dict = {"facts": run_facts(), "corpus": "locomo-dev memories.jsonl", "n": len(corpus),
+    report: dict = {"corpus": "locomo-dev memories.jsonl", "n": len(corpus),
                     "repeat": args.repeat, "configs": CONFIGS}
     try:
         cached = load_embedder(cache_path=tmp / "embeddings.sqlite")
@@ -83,7 +83,7 @@ def main() -> None:
         report["median_ratio_vs_off"] = {name: statistics.median(x[f"{name}_vs_off"] for x in runs)
                                          for name in ("extracted", "linked")}
         report["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-        Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+        write_result(args.out, report)
         print(json.dumps(report["median_ratio_vs_off"]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

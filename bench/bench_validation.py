@@ -18,6 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench.meta import write_result
+
 ROOT = Path(__file__).resolve().parents[1]
 
 BODIES = {
@@ -133,7 +135,7 @@ def main() -> None:
     }
     result["added_us"] = {body: round(result["p50_us"]["after"][body] - result["p50_us"]["before"][body], 1)
                           for body in BODIES}
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.out, result)
     print(json.dumps({k: result[k] for k in ("p50_us", "added_us")}, indent=2))
 
 

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bench.meta import run_facts, save_report
+from bench.meta import commit_of, write_result
 from graphmem.eval import cv
 
 METRICS = ("recall@10", "ndcg@10", "answer@10")
@@ -49,12 +49,12 @@ def main() -> None:
     ap.add_argument("--bootstrap", type=int, default=2000)
     args = ap.parse_args()
     (pa, a, fa), (pb, b, fb) = side(args.a), side(args.b)
-    report = {"run": run_facts(), "a": {"report": str(pa), "model": a["model"], "family": fa,
-                                        "commit": a["provenance"]["git"]["commit"]},
+    report = {"a": {"report": str(pa), "model": a["model"], "family": fa,
+                                        "commit": commit_of(a)},
               "b": {"report": str(pb), "model": b["model"], "family": fb,
-                    "commit": b["provenance"]["git"]["commit"]},
+                    "commit": commit_of(b)},
               "data_sha256": b["provenance"]["data_sha256"], "difference": compare(a, fa, b, fb, args.bootstrap)}
-    save_report(args.output, report)
+    write_result(args.output, report)
     d = report["difference"]
     print(f"{a['model']} {fa} - {b['model']} {fb}: R@10 {d['recall@10']['mean']:+.3f} {d['recall@10']['ci95']}")
 

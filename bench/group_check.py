@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 from pathlib import Path
 
+from bench.meta import write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import default_cache_root
 from graphmem.engine import Graphmem
 from graphmem.eval.dataset import locomo_dir, read_jsonl
-from graphmem.eval.provenance import provenance
 from graphmem.stores.sqlite import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +30,7 @@ def main() -> None:
     base = locomo_dir()
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(overrides={"store": {"data_dir": tmp}}, use_env=False)
-        engine = Graphmem(settings, SQLiteStore(Path(tmp)),
+        engine = Graphmem(settings, SQLiteStore(Path(tmp), settings.store),
                           load_embedder(cache_path=default_cache_root() / "eval-embedding-cache.sqlite"))
         mems = [m for m in read_jsonl(base / "memories.jsonl") if m["metadata"]["conversation"] == args.only]
         for start in range(0, len(mems), 200):
@@ -48,12 +47,11 @@ def main() -> None:
                 examples.append({"query": q["text"], "leader": lead["id"],
                                  "grouped": lead["why"]["near_duplicates_merged"]})
         engine.close()
-    result = {"provenance": provenance([base / "memories.jsonl", base / "queries_no_adv.jsonl"],
-                                       settings.raw, "python " + " ".join(sys.argv)),
-              "conversation": args.only, "queries": len(queries), "queries_with_groups": with_groups,
+    result = {"conversation": args.only, "queries": len(queries), "queries_with_groups": with_groups,
               "copies_grouped": grouped, "examples": examples}
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in result.items() if k != "provenance"}, indent=1))
+    write_result(args.out, result, inputs=[base / "memories.jsonl", base / "queries_no_adv.jsonl"],
+                 config=settings.raw)
+    print(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,21 @@
-"""Run facts every saved bench result carries: command, git commit, machine, load.
+"""The one result writer of the benches, and the run facts every saved result carries.
 
 Why: a figure means little without the code and machine that made it, and this machine is
-shared, so the load average at the start says how quiet the run was.
+shared, so the load average at the start says how quiet the run was. ``write_result`` saves a
+report with one provenance schema (``provenance()``: command, commit, date, load average,
+machine), one percentile rule (``pct``, from ``harness.stats``) and one key style for latencies
+(``p50_ms``, ``p95_ms``, ``max_ms``: a ``*_s`` percentile is saved in milliseconds).
+``run_facts`` and ``save_report`` are the older pair, still used by the scale benches and
+``floor.py`` until they move to ``write_result``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
+import re
 import shlex
 import statistics
 import subprocess
@@ -18,9 +25,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphmem.eval.metrics import percentile
+from graphmem.eval.provenance import config_sha256, sha256_file
+from harness import ROOT
+from harness.stats import pct
 
-ROOT = Path(__file__).resolve().parents[1]
+__all__ = ["ROOT", "command_line", "commit_of", "latency_summary", "pct", "provenance", "run_facts", "save_report",
+           "summarize_runs", "time_calls", "write_result"]
 
 
 def _git(*args: str) -> str:
@@ -47,12 +57,6 @@ def run_facts() -> dict[str, Any]:
         "machine": {"cores": os.cpu_count(), "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
                     "platform": platform.platform(), "python": platform.python_version()},
     }
-
-
-def pct(values: Sequence[float], q: float, ndigits: int | None = None) -> float:
-    """The project's one percentile rule (``graphmem.eval.metrics.percentile``), q in [0, 1]."""
-    value = percentile(values, q * 100.0)
-    return value if ndigits is None else round(value, ndigits)
 
 
 def summarize_runs(per_run: list[dict[str, float]]) -> dict[str, Any]:
@@ -82,3 +86,61 @@ def save_report(out: str | Path, report: dict[str, Any]) -> None:
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2) + "\n")
+
+
+def provenance(inputs: Sequence[str | Path] = (), config: Any = None) -> dict[str, Any]:
+    """The one provenance schema of a saved result: the command to run it again, the commit (and
+    whether the tree had changes), the UTC date, the load average at the start and the machine;
+    with the SHA-256 of each input file and of the effective settings when a quality bench names them."""
+    out: dict[str, Any] = {
+        "command": command_line(),
+        "commit": _git("rev-parse", "HEAD"),
+        "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+        "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
+    }
+    if inputs:
+        out["data_sha256"] = {str(p): sha256_file(Path(p)) for p in inputs}
+    if config is not None:
+        out["config_sha256"] = config_sha256(config)
+    return out
+
+
+_SECONDS_KEY = re.compile(r"^(p\d+|max|min|mean|median)_s$")
+
+
+def _key_style(value: Any) -> Any:
+    """Latency figures in one style: ``p50_s: 0.5`` is saved as ``p50_ms: 500.0``; NaN and infinity refused."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if isinstance(key, str) and _SECONDS_KEY.match(key) and isinstance(item, int | float) \
+                    and not isinstance(item, bool):
+                out[key[:-2] + "_ms"] = round(item * 1000.0, 3)
+            else:
+                out[key] = _key_style(item)
+        return out
+    if isinstance(value, list | tuple):
+        return [_key_style(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("a result holds a non-finite number: fix the bench, not the JSON")
+    return value
+
+
+def commit_of(report: dict[str, Any]) -> str | None:
+    """The commit a saved report ran at: ``provenance.commit`` (this writer's), or
+    ``provenance.git.commit`` (``graphmem eval``'s reports and older bench results)."""
+    prov = report.get("provenance") or {}
+    return prov.get("commit") or (prov.get("git") or {}).get("commit")
+
+
+def write_result(out: str | Path, report: dict[str, Any], *, inputs: Sequence[str | Path] = (),
+                 config: Any = None, started: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Saves ``report`` as indented JSON to ``out`` (folder made if missing) under ``provenance``
+    (``started``: one taken when the run began, so its load average is the start's). Returns what was saved."""
+    saved = {"provenance": started or provenance(inputs, config), **_key_style(report)}
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(saved, indent=2, allow_nan=False) + "\n")
+    return saved

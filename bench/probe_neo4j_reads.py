@@ -1,6 +1,6 @@
 """Two Neo4j read choices on one loaded namespace, each compared in one run.
 
-1. Vector over-fetch (``store.neo4j_vector_overfetch``): for each factor, the vector call's p50 and
+1. Vector over-fetch (``store.neo4j.vector_overfetch``): for each factor, the vector call's p50 and
    its top ``--limit`` ids' recall against the exact scan of the namespace (vector_scan.cypher).
 2. Many rows as one record: ``memories_get`` and a bare id lookup, returned a record per row
    (the old shape) against one record holding a list (the shape the store uses), on the same ids.
@@ -25,8 +25,7 @@ from pathlib import Path
 from neo4j import READ_ACCESS
 
 from bench.bench_stores import ingest
-from bench.corpus import make_memories, make_queries
-from bench.meta import run_facts, save_report
+from bench.meta import provenance, write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
@@ -35,6 +34,7 @@ from graphmem.model import MemoryFilter
 from graphmem.stores.neo4j import Neo4jStore
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.records import filter_params
+from harness.corpus import make_memories, make_queries
 
 NOW = "2100-01-01T00:00:00.000000Z"
 
@@ -94,7 +94,7 @@ def main() -> None:
     parser.add_argument("--embed-cache", default=None)
     parser.add_argument("--out", default="bench/results/probe-neo4j-reads.json")
     args = parser.parse_args()
-    facts = run_facts()
+    started = provenance()
     ensure_model()
     tmp = Path(tempfile.mkdtemp(prefix="graphmem-probe-"))
     embedder = load_embedder(cache_path=args.embed_cache or tmp / "embeddings.sqlite")
@@ -112,14 +112,14 @@ def main() -> None:
         ids = sorted(m.id for batch in store.iter_memories(namespace) for m in batch)
         step = max(1, len(ids) // args.queries)
         id_sets = [ids[i * step:][:args.read_ids] for i in range(args.queries)]
-        report = {"facts": facts, "n": args.n, "namespace_load": loaded, "queries": args.queries,
+        report = {"n": args.n, "namespace_load": loaded, "queries": args.queries,
                   "rounds": args.rounds,
                   "vector_overfetch": overfetch(store, namespace, vectors, args.limit, [4, 2, 1], args.rounds),
                   "read_shape": one_record(store, namespace, id_sets, args.rounds)}
     finally:
         store.drop_namespace(namespace)
         engine.close()
-    save_report(args.out, report)
+    write_result(args.out, report, started=started)
     print(json.dumps({k: report[k] for k in ("vector_overfetch", "read_shape")}, indent=2))
 
 

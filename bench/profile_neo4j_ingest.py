@@ -19,14 +19,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.corpus import make_memories
-from bench.meta import run_facts, save_report
+from bench.meta import provenance, write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.engine import Graphmem
 from graphmem.stores.base import MemoryStore
 from graphmem.stores.neo4j import Neo4jStore
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_memories
 
 
 def split(engine: Graphmem, namespace: str, corpus: list[dict]) -> dict[str, Any]:
@@ -69,7 +69,7 @@ def main() -> None:
     parser.add_argument("--embed-cache", required=True)
     parser.add_argument("--out", default="bench/results/profile-neo4j-ingest.json")
     args = parser.parse_args()
-    facts = run_facts()
+    started = provenance()
     embedder = load_embedder(cache_path=args.embed_cache)
     corpus = make_memories(args.n, namespace="")
     for item in corpus:
@@ -79,15 +79,15 @@ def main() -> None:
     settings = load_settings(overrides={"store": {"data_dir": str(tmp)}}, use_env=False)
     neo = Neo4jStore(load_settings().store)
     namespace = f"ingest-{uuid.uuid4().hex[:8]}"
-    report: dict[str, Any] = {"facts": facts, "n": args.n, "document_embeddings": "cached",
+    report: dict[str, Any] = {"n": args.n, "document_embeddings": "cached",
                               "ingest_path": "Graphmem.add_batch, 500 a batch"}
     try:
-        report["sqlite"] = split(Graphmem(settings, SQLiteStore(tmp), embedder), namespace, corpus)
+        report["sqlite"] = split(Graphmem(settings, SQLiteStore(tmp, settings.store), embedder), namespace, corpus)
         report["neo4j"] = split(Graphmem(settings, neo, embedder), namespace, corpus)
     finally:
         neo.drop_namespace(namespace)
         neo.close()
-    save_report(args.out, report)
+    write_result(args.out, report, started=started)
     print(json.dumps(report, indent=2))
 
 

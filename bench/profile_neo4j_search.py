@@ -23,14 +23,14 @@ from typing import Any
 
 from neo4j import ManagedTransaction, Query, Session
 
-from bench.corpus import make_queries
-from bench.meta import run_facts, save_report
+from bench.meta import provenance, write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.engine import Graphmem
 from graphmem.stores.neo4j import Neo4jStore
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_queries
 
 CALLS = ("label_counts", "recall", "vector_candidates", "term_stats", "lexical_candidates",
          "get_memories", "neighbors_with_memories")
@@ -190,13 +190,13 @@ def main() -> None:
     parser.add_argument("--out", default="bench/results/profile-neo4j-search.json")
     parser.add_argument("--note", default="")
     args = parser.parse_args()
-    facts = run_facts()
+    started = provenance()
     # every step in turn, so each store call's time is its own (the overlap is bench_stores' *_in_turn)
     settings = load_settings(overrides={"store": {"data_dir": args.sqlite_dir, "recall_overlap_workers": 0}},
                              use_env=False)
     embedder = load_embedder()
     neo = Neo4jStore(load_settings().store)
-    engines = {"sqlite": Graphmem(settings, SQLiteStore(args.sqlite_dir), embedder),
+    engines = {"sqlite": Graphmem(settings, SQLiteStore(args.sqlite_dir, settings.store), embedder),
                "neo4j": Graphmem(settings, neo, embedder)}
     queries = make_queries(args.queries + 10)
     for engine in engines.values():
@@ -221,7 +221,7 @@ def main() -> None:
             meters[kind].search(engine, q, args.namespace)
     neo._attempt, neo._read_once = original_attempt, original_read  # type: ignore[method-assign]
     report: dict[str, Any] = {
-        "facts": facts, "note": args.note, "namespace": args.namespace, "queries": args.queries,
+        "note": args.note, "namespace": args.namespace, "queries": args.queries,
         "query_embedding": "live in both stores",
         "steps": "in turn (store.recall_overlap_workers = 0), so each store call's time is its own",
         "memories": neo.term_stats(args.namespace, []).n_docs,
@@ -236,7 +236,7 @@ def main() -> None:
     report["neo4j_vs_sqlite_p50"] = round(graph / lite, 3)
     for engine in engines.values():
         engine.close()
-    save_report(args.out, report)
+    write_result(args.out, report, started=started)
     print(json.dumps(report, indent=2))
 
 

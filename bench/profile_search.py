@@ -17,12 +17,12 @@ import pstats
 import time
 from pathlib import Path
 
-from bench.corpus import make_queries
-from bench.meta import run_facts
+from bench.meta import provenance, write_result
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
+from harness.corpus import make_queries
 
 
 def top(stats: pstats.Stats, key: str, total: float, n: int) -> list[dict]:
@@ -40,10 +40,10 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="the store's model (default: the configured one)")
     parser.add_argument("--out", default="bench/results/profile-search.json")
     args = parser.parse_args()
-    facts = run_facts()
+    started = provenance()
     data_dir = Path(args.data_dir)
     settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
-    engine = Graphmem(settings, SQLiteStore(data_dir), load_embedder(args.model))
+    engine = Graphmem(settings, SQLiteStore(data_dir, settings.store), load_embedder(args.model))
     warm, queries = make_queries(args.queries + 10)[:10], make_queries(args.queries + 10)[10:]
     for q in warm:                          # unique: no profiled query was sent in the warm-up
         engine.search_outcome(q, "bench", 10)
@@ -57,10 +57,10 @@ def main() -> None:
     engine.close()
     stats = pstats.Stats(prof)
     total = max(v[3] for v in stats.stats.values())  # type: ignore[attr-defined]
-    report = {"facts": facts, "queries": args.queries, "query_embedding": "live",
+    report = {"queries": args.queries, "query_embedding": "live",
               "per_query_ms_profiled": round(wall * 1000 / args.queries, 1),
               "by_cumulative": top(stats, "cum_s", total, 30), "by_own_time": top(stats, "own_s", total, 20)}
-    Path(args.out).write_text(json.dumps(report, indent=2))
+    write_result(args.out, report, started=started)
     print(json.dumps(report["by_cumulative"][:15], indent=1))
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.corpus import make_memories
+from harness.corpus import make_memories
 
 BASE_SIZE = 10_000
 MIX = 3

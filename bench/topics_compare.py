@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench.meta import run_facts
+from bench.meta import write_result
 from graphmem.config import TopicSettings as TopicRules
 from graphmem.eval.dataset import locomo_dir
 from graphmem.ingest.topics import extract_topics
@@ -109,9 +109,9 @@ def main() -> None:
     for name, extract in extractors.items():
         results[name] = evaluate(extract, memories, queries, args.max_df_ratio, args.repeat)
         print(name, results[name], file=sys.stderr, flush=True)
-    out = {**run_facts(), "memories": len(memories),
+    out = {"memories": len(memories),
            "max_df_ratio": args.max_df_ratio, "extractors": results}
-    args.output.write_text(json.dumps(out, indent=1) + "\n")
+    write_result(args.output, out)
     print(f"wrote {args.output}", file=sys.stderr)
 
 

@@ -17,9 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.meta import pct
-
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT
+from harness.stats import pct
 
 
 def free_port() -> int:
@@ -55,13 +54,40 @@ def process(argv: list[str], port: int, env: dict[str, str], log: Path) -> Itera
                 time.sleep(0.2)
             yield proc
         finally:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait(timeout=10)
+            stop(proc)
+
+
+def serve_ready(argv: list[str], port: int, env: dict[str, str], log: Path,
+                within: float = 120.0) -> subprocess.Popen:
+    """A ``graphmem serve`` subprocess, returned once its ``/readyz`` answers 200 (the store open and
+    the model loaded, not only the port bound); the caller stops it (``stop``)."""
+    from graphmem.client import GraphmemClient, GraphmemClientError
+
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(log, "ab"))
+    probe = GraphmemClient(f"http://127.0.0.1:{port}", timeout=1)
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{argv} exited {proc.returncode}: {log.read_text()[-2000:]}")
+        try:
+            probe.ready()
+            return proc
+        except GraphmemClientError:
+            time.sleep(0.2)
+    stop(proc)
+    raise RuntimeError(f"{argv} did not become ready within {within:g} s")
+
+
+def stop(proc: subprocess.Popen, timeout: float = 30.0) -> int:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds; the exit code."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+    return proc.returncode
 
 
 def graphmem(data_dir: Path, store: str, *args: str) -> list[str]:

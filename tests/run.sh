@@ -17,7 +17,7 @@ eval "$NEO4J_ENV"
 export GRAPHMEM_REQUIRE_NEO4J=1
 echo "Neo4j for tests: $GRAPHMEM_NEO4J_URI" >&2
 
-ruff check graphmem tests bench tools
+ruff check graphmem harness tests bench tools
 mypy
 lint-imports
 python -m pytest -q -p no:cacheprovider --durations=15 "$@"

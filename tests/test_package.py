@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import site
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from harness.servers import free_port
 from tests.neo4j_server import require_neo4j
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,15 +77,9 @@ def test_wheel_carries_the_package_data_and_finds_its_cypher(installed):
     assert str(ROOT) not in cypher
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_installed_graphmem_serves_the_embedded_store(installed, tmp_path):
     bin_dir, env = installed
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = tmp_path / "serve.log"
     with open(log, "wb") as err:

@@ -16,7 +16,6 @@ import os
 import re
 import shlex
 import site
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from harness.servers import free_port
 from tests.neo4j_server import open_store, require_neo4j
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,7 +123,7 @@ def test_curl_recipe_creates_searches_and_gets(setup_venv, tmp_path):
     block = recipe("curl")
     assert block.count("curl -sS --fail-with-body ") == 4 and "curl -sf" not in block
     env = outside_env(setup_venv, tmp_path)
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(["graphmem", "serve", "--port", str(port)], cwd=outside_folder(tmp_path, "server"),
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -194,12 +194,6 @@ def test_neo4j_recipe_imports_and_searches(tmp_path):
     finally:
         store.drop_namespace("default")
         store.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _wait_ready(proc: subprocess.Popen, port: int) -> str:

@@ -8,14 +8,14 @@ import uuid
 
 import pytest
 
-from bench.bench_supersede_candidates import load_pairs, memories, score
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.errors import NotFoundError
 from graphmem.ingest.supersede_candidates import value_spans
 from graphmem.model import SUPERSEDES
 from graphmem.stores.sqlite import SQLiteStore
-from tests.neo4j_server import open_store
+from harness.supersede_pairs import load_pairs, memories, score
+from tests.neo4j_server import open_store, store_settings
 
 OLD = {"id": "redis-6", "content": "The cache cluster runs Redis 6.2 on three nodes.", "tags": ["redis", "cache"],
        "category": "infra", "created_at": "2025-01-10T00:00:00Z"}
@@ -33,7 +33,7 @@ def make(request, tmp_path, embedder):
         data = tmp_path / f"s{len(made)}"
         overrides = {"store": {"data_dir": str(data)}, "supersede": supersede}
         settings = load_settings(overrides=overrides, use_env=False)
-        store = SQLiteStore(data) if request.param == "sqlite" else open_store()
+        store = SQLiteStore(data, store_settings()) if request.param == "sqlite" else open_store()
         eng = Graphmem(settings, store, embedder)
         eng.test_namespace = f"cand-{uuid.uuid4().hex[:10]}"   # type: ignore[attr-defined]
         made.append(eng)

@@ -50,7 +50,8 @@ def run_commit(report: dict[str, Any] | None) -> str:
     """The commit a report ran at, as it landed on main (``commits_landed_as`` maps a branch
     commit that was rebased before landing to the commit it became), shortened."""
     report = report or {}
-    commit = ((report.get("provenance") or {}).get("git") or {}).get("commit")
+    prov = report.get("provenance") or {}
+    commit = prov.get("commit") or (prov.get("git") or {}).get("commit")    # a bench's, or graphmem eval's
     return short((report.get("commits_landed_as") or {}).get(commit, commit))
 
 

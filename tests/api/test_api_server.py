@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -22,14 +21,9 @@ from click.testing import CliRunner
 from graphmem.cli import main
 from graphmem.cli.serve_cmd import is_loopback
 from graphmem.client import GraphmemClient, GraphmemClientError
+from harness.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Server:

@@ -10,7 +10,7 @@ import textwrap
 import threading
 import time
 
-from bench.fault_kit import call, child_env, free_port, process
+from harness.servers import call, child_env, free_port, process
 
 APP = textwrap.dedent("""
     import sys, time

@@ -23,6 +23,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from harness.servers import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "e2e_agent.jsonl"
 BILLING_QUERY = "How do I ship a new release of the billing service?"
@@ -87,12 +89,6 @@ def http_client(url: str, key: str | None) -> Iterator[SyncClient]:
 
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(connect()) as client:
         yield SyncClient(portal, client)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.bench_hung_neo4j import run_hung
+from harness.faults.hung_neo4j import run_hung
 
 SLACK_S = 1.5                # the query embedding and a shared 2-core box
 NEW_AFTER_S = 1.0

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.bench_outage import run_outage
+from harness.faults.outage import run_outage
 
 # Configured bound: one attempt, a ~1 s back-off, one retry (max_retry_time 0.5 s); slack for a shared CI box.
 REQUEST_BOUND_S = 3.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.bench_slow_clients import run_slow_clients
+from harness.faults.slow_clients import run_slow_clients
 
 REQUEST_TIMEOUT_S = 3.0
 SWEEP_SLACK_S = 2.0          # the sweep runs every second; slack for a shared 2-core box

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from bench.bench_soak import run_soak
 from graphmem.cli import main
+from harness.faults.soak import run_soak
 from tests.api.test_api_server import Server
 
 

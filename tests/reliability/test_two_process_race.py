@@ -10,8 +10,8 @@ import time
 
 import requests
 
-from bench.bench_two_process import check_data_dir, child_env, race
 from graphmem.client import GraphmemClient
+from harness.faults.two_process import check_data_dir, child_env, race
 from tests.api.test_api_server import Server
 
 
