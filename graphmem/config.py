@@ -317,6 +317,8 @@ class SearchConfig:
 
     k: int
     stages: dict[str, bool]
+    bm25_k1: float = field(metadata={"description": "BM25 term-frequency saturation (lexical recall)."})
+    bm25_b: float = field(metadata={"description": "BM25 document-length normalisation, 0-1 (lexical recall)."})
     recall_candidates: int = tunable(1, ceiling="max_recall_candidates",
                                      description="Over-fetch per recall channel.")
     lexical_lookup_terms: int = tunable(1, ceiling="max_lexical_lookup_terms",
@@ -522,6 +524,10 @@ def settings_from_dict(data: dict) -> Settings:
         if recipe.expansion_threaded not in THREADED_EXPANSION:
             raise ConfigError(f"expansion_threaded must be one of {', '.join(THREADED_EXPANSION)}, "
                               f"not {recipe.expansion_threaded!r}", field="expansion_threaded")
+        for key, high in (("bm25_k1", 100.0), ("bm25_b", 1.0)):
+            value = getattr(recipe, key)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= high:
+                raise ConfigError(f"{key} must be a number in [0, {high:g}], not {value!r}", field=key)
     model = _build(ModelSettings, data["model"], "model")
     if not isinstance(model.threads, int) or model.threads < 0:
         raise ConfigError(f"[model] threads must be an integer >= 0 (0: one per core), not {model.threads!r}",

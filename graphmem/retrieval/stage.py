@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -68,6 +68,7 @@ class KeyScores:
     ids: list[str]
     lex_ids: list[str]
     turns: dict[str, list[str]] = field(default_factory=dict)
+    vector_hits: int = 0        # how many vector hits its store call returned (before the filters)
 
 
 # what a key's store call brings: the terms' statistics, vector hits, full-text pool, rows read
@@ -106,17 +107,17 @@ class Search:
     added: list[Candidate] = field(default_factory=list)
     results: list[Candidate] = field(default_factory=list)
     round: RecallRound | None = None
+    recall_windows: bool = False        # this search recalls context windows too (the window key runs)
     # recall's full-text pools by (namespace, terms): a second round asking for the same pool reuses it
     pools: dict[tuple[str, tuple[str, ...]], tuple[TermStats | None, list[str], dict[str, Memory]]] = field(
         default_factory=dict)
-    # what a stage leaves for a later one (e.g. whether context windows are recalled this search)
-    notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def cfg(self) -> SearchConfig:
         return self.query.cfg
 
 
+@runtime_checkable
 class Stage(Protocol):
     """One step of a search. ``name`` is the recipe switch or rule it stands for (also how a plan
     lists it); ``enabled`` says whether this request runs it; ``run`` does its work on ``search``
