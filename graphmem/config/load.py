@@ -135,6 +135,10 @@ def settings_from_dict(data: dict) -> Settings:
         if recipe.expansion_threaded not in THREADED_EXPANSION:
             raise ConfigError(f"expansion_threaded must be one of {', '.join(THREADED_EXPANSION)}, "
                               f"not {recipe.expansion_threaded!r}", field="expansion_threaded")
+        for key, high in (("bm25_k1", 100.0), ("bm25_b", 1.0)):
+            value = getattr(recipe, key)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= high:
+                raise ConfigError(f"{key} must be a number in [0, {high:g}], not {value!r}", field=key)
     model = build(S.ModelSettings, data["model"], "model")
     if not isinstance(model.threads, int) or model.threads < 0:
         raise ConfigError(f"[model] threads must be an integer >= 0 (0: one per core), not {model.threads!r}",

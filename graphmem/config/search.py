@@ -31,6 +31,8 @@ class SearchConfig:
 
     k: int
     stages: dict[str, bool]
+    bm25_k1: float = field(metadata={"description": "BM25 term-frequency saturation (lexical recall)."})
+    bm25_b: float = field(metadata={"description": "BM25 document-length normalisation, 0-1 (lexical recall)."})
     recall_candidates: int = tunable(1, ceiling="max_recall_candidates",
                                      description="Over-fetch per recall channel.")
     lexical_lookup_terms: int = tunable(1, ceiling="max_lexical_lookup_terms",

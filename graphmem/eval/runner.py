@@ -168,14 +168,15 @@ def run_query(engine, query: EvalQuery, recipe: str, depth: int,
     rows = {row["stage"]: row for row in outcome.trace["stages"]}
     results = [{"id": c.memory.id, "merged": list(c.merged_duplicates), "health": c.memory.health,
                 "chars": len(c.memory.content), "kind": c.kind,
-                "edge": edge_key(c.related[0]) if c.related else None} for c in outcome.candidates]
+                "edge": edge_key(c.related[0].model_dump()) if c.related else None} for c in outcome.candidates]
     counts = {
         "vector": rows["recall"].get("vector", 0), "lexical": rows["recall"].get("lexical", 0),
         "fused": rows["recall"]["out"], "expansion_added": rows["expansion"].get("added", 0),
         "expansion_merged": rows["expansion"].get("merged", 0), "ranked": rows["rank"]["in"],
         "near_duplicates_dropped": rows["rank"].get("near_duplicates_dropped", 0),
     }
-    added = [(c.memory.id, edge_key(c.related[0]) if c.related else "?") for c in outcome.expansion_added]
+    added = [(c.memory.id, edge_key(c.related[0].model_dump()) if c.related else "?")
+             for c in outcome.expansion_added]
     return QueryRun(query.id, results, {s: rows[s]["ms"] for s in STAGE_NAMES if s in rows},
                     outcome.trace["total_ms"], wall, counts, added)
 

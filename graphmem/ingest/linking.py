@@ -15,6 +15,7 @@ import numpy as np
 from graphmem.config import EdgeSettings
 from graphmem.ingest.degrees import DegreeBook
 from graphmem.model import LINK_TYPES, TOPIC_LABEL_PREFIX, Edge, Memory, is_topic_label, topic_label
+from graphmem.similarity import cosine
 
 
 @dataclass
@@ -29,9 +30,7 @@ def tag_rarity(df: int) -> float:
 
 
 def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
-    if a is None or b is None:
-        return 0.0
-    return float(np.dot(a, b))
+    return 0.0 if a is None or b is None else cosine(a, b)
 
 
 def label_rarity(label: str, df: int, cfg: EdgeSettings) -> float:

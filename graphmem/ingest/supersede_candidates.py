@@ -25,6 +25,7 @@ from graphmem.config import SupersedeSettings
 from graphmem.errors import ConflictError
 from graphmem.ingest.supersede import SupersedePlan, Superseder
 from graphmem.model import Memory
+from graphmem.similarity import jaccard
 from graphmem.stores.base import MemoryStore
 from graphmem.text import tokenize
 
@@ -131,7 +132,7 @@ def propose(newer: Memory, older: Memory, cfg: SupersedeSettings) -> Proposal | 
         return None
     new_spans, old_spans = value_spans(newer.content), value_spans(older.content)
     a, b = _frame(older.content, old_spans), _frame(newer.content, new_spans)
-    overlap = len(a & b) / len(a | b) if a | b else 0.0
+    overlap = jaccard(a, b)
     if overlap < cfg.min_term_overlap:
         return None
     changed = _changed(old_spans, new_spans)

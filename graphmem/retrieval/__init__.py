@@ -1,6 +1,7 @@
-"""Retrieval: router -> hybrid recall -> one-hop expansion -> weighting -> rank.
+"""Retrieval: router -> hybrid recall (memory and window keys) -> one-hop expansion -> weighting -> rank.
 
-The scoring rules are pure functions in the stage modules (``router``, ``recall``, ``expansion``,
-``weighting``, ``rank``); ``pipeline`` runs them against a store and ``trace`` records per-stage
-counts and timings.
+Every step is a stage (``stage.Stage``: ``enabled``, ``run`` and ``skip`` on one ``stage.Search``);
+the scoring rules are pure functions beside their stage (``router``, ``recall``, ``keys``,
+``recency``, ``expansion``, ``weighting``, ``time_boost``, ``rank``); ``pipeline`` composes the
+stages into the trace's rows and ``trace`` records per-row counts and timings.
 """

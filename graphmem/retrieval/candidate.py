@@ -1,10 +1,28 @@
-"""The per-candidate record that flows through the stages and becomes a result."""
+"""The per-candidate record that flows through the stages and becomes a result.
+
+Each stage explains what it did to a candidate in the contract's typed ``why`` parts
+(``contract/responses.py``): recall its ``DirectWhy``, expansion its ``RelatedPath``s, the router
+its ``RouterWhy``, weighting its ``HealthWhy`` and ``SourceWhy``, rank its ``SupersessionWhy``,
+stage time its ``TimeBoost``. ``explain`` assembles them into the result's ``Why``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphmem.contract.responses import (
+    DirectWhy,
+    HealthPenalty,
+    HealthWhy,
+    RelatedPath,
+    ResolvedTime,
+    RouterWhy,
+    SourceWhy,
+    SupersessionWhy,
+    TimeBoost,
+    TimeWhy,
+    Why,
+)
 from graphmem.model import Memory
 
 
@@ -12,14 +30,14 @@ from graphmem.model import Memory
 class Candidate:
     memory: Memory
     score: float = 0.0
-    direct: dict[str, Any] | None = None        # vector/lexical ranks and scores, fused score
-    related: list[dict[str, Any]] = field(default_factory=list)   # seeds and edges that brought it
-    router: dict[str, Any] | None = None
-    health: dict[str, Any] | None = None
-    source: dict[str, Any] | None = None
+    direct: DirectWhy | None = None             # vector/lexical ranks and scores, fused score
+    related: list[RelatedPath] = field(default_factory=list)   # seeds and edges that brought it
+    router: RouterWhy | None = None
+    health: HealthWhy | None = None
+    source: SourceWhy | None = None
     merged_duplicates: list[str] = field(default_factory=list)
-    supersession: dict[str, Any] | None = None  # moved below its successor, pulled in for, candidates
-    time: dict[str, Any] | None = None          # how the query's date boosted it (stage time)
+    supersession: SupersessionWhy | None = None  # moved below its successor, pulled in for, candidates
+    time: TimeBoost | None = None               # how the query's date boosted it (stage time)
 
     @property
     def kind(self) -> str:
@@ -27,27 +45,35 @@ class Candidate:
             return "direct+related"
         return "direct" if self.direct else "related"
 
-    def why(self) -> dict[str, Any]:
+    def explain(self) -> Why:
+        """The result's ``why``: each stage's part, and the memory's own health, source,
+        successor and resolved times where no stage applied them."""
         mem = self.memory
-        why: dict[str, Any] = {"kind": self.kind}
+        parts: dict[str, Any] = {"kind": self.kind}
         if self.direct:
-            why["direct"] = self.direct
+            parts["direct"] = self.direct
         if self.related:
-            why["related"] = self.related
+            parts["related"] = self.related
         if self.router:
-            why["router"] = self.router
-        why["health"] = self.health or {"score": mem.health, "multiplier": 1.0,
-                                        "penalties": [p.to_dict() for p in mem.health_reasons],
-                                        "applied": False}
-        why["source"] = self.source or {"source": mem.source, "weight": mem.source_weight, "applied": False}
+            parts["router"] = self.router
+        parts["health"] = self.health or HealthWhy(
+            score=mem.health, multiplier=1.0, applied=False,
+            penalties=[HealthPenalty(rule=p.rule, penalty=p.penalty, detail=p.detail) for p in mem.health_reasons])
+        parts["source"] = self.source or SourceWhy(source=mem.source, weight=mem.source_weight, applied=False)
         if self.merged_duplicates:
-            why["near_duplicates_merged"] = self.merged_duplicates
-        sup = dict(self.supersession or {})
+            parts["near_duplicates_merged"] = self.merged_duplicates
         if mem.superseded_by is not None:
-            sup["superseded_by"] = mem.superseded_by
-        if sup:
-            why["supersession"] = sup
+            parts["supersession"] = (self.supersession or SupersessionWhy.model_validate({})).model_copy(
+                update={"superseded_by": mem.superseded_by})
+        elif self.supersession is not None:
+            parts["supersession"] = self.supersession
         if mem.times or self.time:
-            why["time"] = {"resolved": [{"phrase": t.get("phrase"), "value": t.get("value"), "text": t.get("text")}
-                                        for t in mem.times], **({"boost": self.time} if self.time else {})}
-        return why
+            resolved = [ResolvedTime.model_validate({"phrase": t.get("phrase"), "value": t.get("value"),
+                                                     "text": t.get("text")}) for t in mem.times]
+            boost = {"boost": self.time} if self.time else {}
+            parts["time"] = TimeWhy.model_validate({"resolved": resolved, **boost})
+        return Why(**parts)
+
+    def why(self) -> dict[str, Any]:
+        """``explain`` as the plain document the views and the API send (unset parts left out)."""
+        return self.explain().model_dump(exclude_unset=True)

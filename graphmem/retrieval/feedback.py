@@ -13,13 +13,13 @@ and each candidate's recall score becomes ``(1 - feedback_weight) * first + feed
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable
 
 import numpy as np
 
 from graphmem.model import Memory, TermStats
+from graphmem.similarity import idf
 
 
 def seeds(fused: dict[str, dict], n: int) -> list[str]:
@@ -53,8 +53,7 @@ def expansion_terms(query_terms: list[str], docs: list[Memory], stats: TermStats
     for term, count in held.items():
         if count < min(min_seeds, len(docs)):
             continue
-        df = stats.df.get(term, 0)
-        scored[term] = count * math.log(1.0 + (stats.n_docs - df + 0.5) / (df + 0.5))
+        scored[term] = count * idf(stats.n_docs, stats.df.get(term, 0))
     return sorted(scored, key=lambda t: (-scored[t], t))[:n]
 
 

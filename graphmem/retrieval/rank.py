@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import ClassVar, NamedTuple
 
+from graphmem.config import SupersedeSettings
 from graphmem.retrieval.candidate import Candidate
-from graphmem.retrieval.supersession import below_successors
+from graphmem.retrieval.stage import Search, Stage
+from graphmem.retrieval.supersession import below_successors, mark_candidates, pull_successors
+from graphmem.retrieval.trace import StageRow
+from graphmem.similarity import cosine, jaccard
 
 
 def order(candidates: list[Candidate]) -> list[Candidate]:
@@ -36,10 +40,10 @@ def is_copy(a: Candidate, b: Candidate, cosine_min: float, overlap_min: float) -
     """Two memories say the same thing: close in meaning *and* in wording (either alone
     groups paraphrases of different facts, or templated records about different things)."""
     ea, eb = a.memory.embedding, b.memory.embedding
-    if ea is None or eb is None or float(np.dot(ea, eb)) < cosine_min:
+    if ea is None or eb is None or cosine(ea, eb) < cosine_min:
         return False
     ta, tb = set(a.memory.term_counts), set(b.memory.term_counts)
-    return bool(ta | tb) and len(ta & tb) / len(ta | tb) >= overlap_min
+    return bool(ta | tb) and jaccard(ta, tb) >= overlap_min
 
 
 def quality(c: Candidate) -> tuple[float, float, float]:
@@ -96,11 +100,19 @@ def spread_threads(ordered: list[Candidate], k: int, decay: float) -> tuple[list
     return out + rest, demoted
 
 
+class TopK(NamedTuple):
+    """The top k and what the rank stage did on the way."""
+
+    results: list[Candidate]
+    near_duplicates_dropped: int
+    copies_grouped: int
+    moved_below_successor: int      # superseded results moved below their successor
+    thread_spread: int              # places ``spread_threads`` reordered
+
+
 def top_k(candidates: list[Candidate], k: int, dedupe: bool,
           grouping: tuple[float, float] | None = None, successors_first: bool = False,
-          thread_decay: float = 1.0) -> tuple[list[Candidate], int, int, int, int]:
-    """(top k, near-duplicates dropped, copies grouped, superseded moved below their successor,
-    places reordered by ``spread_threads``)."""
+          thread_decay: float = 1.0) -> TopK:
     ordered = order(candidates)
     dropped = grouped = moved = 0
     if successors_first:        # first, so a near-duplicate pair keeps the successor
@@ -113,4 +125,37 @@ def top_k(candidates: list[Candidate], k: int, dedupe: bool,
     if successors_first and (grouping is not None or spread):
         ordered, again = below_successors(ordered)
         moved += again
-    return ordered[:k], dropped, grouped, moved, spread
+    return TopK(ordered[:k], dropped, grouped, moved, spread)
+
+
+class RankStage(Stage):
+    """Brings in missing successors (``successors_first``), then ``top_k``; marks the "may
+    supersede" proposals between the results (``[supersede] candidates``). Always runs."""
+
+    name: ClassVar[str] = "rank"
+
+    def __init__(self, supersede: SupersedeSettings | None = None) -> None:
+        self.supersede = supersede      # None: proposals are not looked for
+
+    def enabled(self, search: Search) -> bool:
+        return True
+
+    def run(self, search: Search, row: StageRow) -> None:
+        q, cfg, cands = search.query, search.cfg, search.cands
+        # copies are told apart by health and source, so grouping belongs to the weighting recipes
+        weighs = cfg.stage("health") or cfg.stage("source")
+        grouping = (cfg.group_cosine, cfg.group_term_overlap) if cfg.group_copies and weighs else None
+        pulled = pull_successors(cands, search.store, q.ns, q.flt, q.now) if cfg.successors_first else 0
+        top = top_k(list(cands.values()), q.k, cfg.dedupe_near_duplicates, grouping, cfg.successors_first,
+                    cfg.thread_decay)
+        search.results = top.results
+        n_in, n_out = len(cands), len(top.results)
+        extra = {"thread_spread": top.thread_spread} if cfg.thread_decay < 1 else {}
+        row.counts(n_in, n_out, near_duplicates_dropped=top.near_duplicates_dropped,
+                   copies_grouped=top.copies_grouped, **extra)
+        if pulled or top.moved_below_successor:
+            row.counts(n_in, n_out, successors_added=pulled, moved_below_successor=top.moved_below_successor)
+        if self.supersede is not None and self.supersede.candidates:
+            proposed = mark_candidates(top.results, self.supersede, cands)
+            if proposed:
+                row.counts(n_in, n_out, supersede_candidates=proposed)

@@ -1,4 +1,8 @@
-"""Hybrid recall scoring: BM25 over graphmem's own terms, cosine, and their fusion.
+"""Hybrid recall scoring: BM25 over graphmem's own terms, cosine, and their fusion (the rules the
+key stages, ``keys.py``, and the recall stage, ``recall_stage.py``, apply).
+
+BM25 is Okapi's with Lucene's idf (``similarity.idf``); its ``k1`` and ``b`` are the recipe's
+``bm25_k1`` and ``bm25_b``.
 
 Fusion rules (``SearchConfig.fusion``; ``context_fusion`` for the context-window key):
 - ``rrf``: mean over the two channels of (rrf_k + 1) / (rrf_k + rank), rank from 1: 1.0 for a memory
@@ -8,23 +12,20 @@ Fusion rules (``SearchConfig.fusion``; ``context_fusion`` for the context-window
 
 from __future__ import annotations
 
-import math
-from datetime import datetime
-
 import numpy as np
 
 from graphmem.config import SearchConfig
-from graphmem.model import Memory, TermStats, normalize_timestamp
+from graphmem.model import Memory, TermStats
+from graphmem.similarity import cosine, idf
 from graphmem.text import rarest_terms
 
-BM25_K1 = 1.2
-BM25_B = 0.75
 
-
-def bm25_scores(query_terms: list[str], docs: dict[str, Memory], stats: TermStats) -> dict[str, float]:
+def bm25_scores(query_terms: list[str], docs: dict[str, Memory], stats: TermStats,
+                cfg: SearchConfig) -> dict[str, float]:
     """Okapi BM25 (Lucene's idf form, always positive) for the docs that contain a query term."""
     scores: dict[str, float] = {}
     avg = stats.avg_length or 1.0
+    k1, b = cfg.bm25_k1, cfg.bm25_b
     terms = list(dict.fromkeys(query_terms))
     for doc_id, mem in docs.items():
         length = mem.doc_length
@@ -33,9 +34,8 @@ def bm25_scores(query_terms: list[str], docs: dict[str, Memory], stats: TermStat
             tf = mem.term_counts.get(term, 0)
             if not tf:
                 continue
-            df = stats.df.get(term, 0)
-            idf = math.log(1.0 + (stats.n_docs - df + 0.5) / (df + 0.5))
-            total += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avg))
+            weight = idf(stats.n_docs, stats.df.get(term, 0))
+            total += weight * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
         if total > 0:
             scores[doc_id] = total
     return scores
@@ -49,7 +49,7 @@ def lookup_terms(terms: list[str], stats: TermStats, cfg: SearchConfig) -> list[
 
 
 def cosine_scores(query_vector: np.ndarray, docs: dict[str, Memory]) -> dict[str, float]:
-    return {doc_id: float(np.dot(query_vector, mem.embedding))
+    return {doc_id: cosine(query_vector, mem.embedding)
             for doc_id, mem in docs.items() if mem.embedding is not None}
 
 
@@ -121,20 +121,3 @@ def with_windows(memory_key: dict[str, dict], window_key: dict[str, dict], turns
                     "window": {**window, "fused": round(window["fused"], 6), "weight": weight,
                                "turns": turns[doc]}}
     return out
-
-
-def recency_multiplier(created_at: str, now_iso: str, cfg: SearchConfig) -> float:
-    """1 + recency_weight * 0.5 ** (age / half-life); 1.0 when recency is off."""
-    if cfg.recency_weight <= 0:
-        return 1.0
-    def parse(ts: str) -> datetime:
-        return datetime.fromisoformat(normalize_timestamp(ts).replace("Z", "+00:00"))
-
-    age_days = max(0.0, (parse(now_iso) - parse(created_at)).total_seconds() / 86400)
-    return 1.0 + cfg.recency_weight * 0.5 ** (age_days / cfg.recency_half_life_days)
-
-
-def direct_score(fused: float, router_multiplier: float, created_at: str, now_iso: str,
-                 cfg: SearchConfig) -> float:
-    """A direct candidate's score: its fused recall score, times the router's boost and recency."""
-    return fused * router_multiplier * recency_multiplier(created_at, now_iso, cfg)

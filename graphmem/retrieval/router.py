@@ -1,9 +1,17 @@
 """Router: explicit filters prune; query words that name a known tag, category or extracted
-topic boost."""
+topic boost.
+
+Two stages: ``RouterStage`` (its own trace row, first) finds what the query names in the store;
+``RouterBoostStage`` (in the recall row, once recall found candidates) multiplies each by its bonus."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from graphmem.contract.responses import RouterWhy
 from graphmem.model import TOPIC_LABEL_PREFIX, topic_label
+from graphmem.retrieval.stage import Named, Search, Stage
+from graphmem.retrieval.trace import StageRow
 from graphmem.text import normalize_tag, tokenize
 
 
@@ -25,7 +33,7 @@ def topic_candidates(query: str) -> list[str]:
 def router_bonus(tags: list[str], category: str | None, named_tags: set[str],
                  named_categories: set[str], boost: float, topic_labels: list[str] | tuple = (),
                  named_topics: set[str] | frozenset = frozenset(),
-                 topic_boost: float = 0.0) -> tuple[float, dict | None]:
+                 topic_boost: float = 0.0) -> tuple[float, RouterWhy | None]:
     """Multiplier 1 + boost * (named tags carried + 1 if the category is named)
     + topic_boost * (named extracted topics carried)."""
     hit_tags = sorted(set(tags) & named_tags)
@@ -35,7 +43,52 @@ def router_bonus(tags: list[str], category: str | None, named_tags: set[str],
     if not hits and not hit_topics:
         return 1.0, None
     bonus = boost * hits + topic_boost * len(hit_topics)
-    why: dict = {"tags": hit_tags, "category": hit_category, "boost": round(bonus, 6)}
+    why = {"tags": hit_tags, "category": hit_category, "boost": round(bonus, 6)}
     if hit_topics:
         why["topics"] = hit_topics
-    return 1.0 + bonus, why
+    return 1.0 + bonus, RouterWhy.model_validate(why)
+
+
+class RouterStage(Stage):
+    """The tags, categories and extracted topics the query names (they earn ``router_boost``,
+    topics ``router_topic_boost``): one store call for their counts."""
+
+    name: ClassVar[str] = "router"
+
+    def enabled(self, search: Search) -> bool:
+        return search.cfg.stage("router")
+
+    def run(self, search: Search, row: StageRow) -> None:
+        q = search.query
+        labels = label_candidates(q.text)
+        topics = topic_candidates(q.text) if q.cfg.router_topic_boost > 0 else []
+        counts, cat_counts = search.store.label_counts(q.ns, labels + topics, labels)
+        search.named = Named(tags={t for t in labels if counts.get(t)},
+                             categories={c for c, n in cat_counts.items() if n},
+                             topics={t for t in topics if counts.get(t)})
+        self.skip(search, row)
+        if search.named.topics:
+            row.counts(0, 0, named_topics=sorted(search.named.topics))
+
+    def skip(self, search: Search, row: StageRow) -> None:
+        row.counts(0, 0, filters=not search.query.flt.is_empty(), named_tags=sorted(search.named.tags),
+                   named_categories=sorted(search.named.categories))
+
+
+class RouterBoostStage(Stage):
+    """Each recalled candidate's score times its router bonus; its ``why.router`` says what it matched."""
+
+    name: ClassVar[str] = "router_boost"
+
+    def enabled(self, search: Search) -> bool:
+        named = search.named
+        return bool(search.cands) and bool(named.tags or named.categories or named.topics)
+
+    def run(self, search: Search, row: StageRow) -> None:
+        cfg, named = search.cfg, search.named
+        for cand in search.cands.values():
+            mem = cand.memory
+            boost, why = router_bonus(mem.tags, mem.category, named.tags, named.categories, cfg.router_boost,
+                                      mem.topic_labels, named.topics, cfg.router_topic_boost)
+            cand.score *= boost
+            cand.router = why

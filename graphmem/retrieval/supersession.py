@@ -9,6 +9,8 @@ at that time it was the fact."""
 from __future__ import annotations
 
 from graphmem.config import SupersedeSettings
+from graphmem.contract.responses import Candidate as ProposedLink
+from graphmem.contract.responses import SupersessionWhy
 from graphmem.ingest.supersede_candidates import propose
 from graphmem.model import Memory, MemoryFilter
 from graphmem.retrieval.candidate import Candidate
@@ -32,8 +34,8 @@ def pull_successors(cands: dict[str, Candidate], store: MemoryStore, namespace: 
             break
         for succ_id, mem in fresh.items():
             older = wanted[succ_id]
-            cands[succ_id] = Candidate(mem, score=older.score,
-                                       supersession={"pulled_in_for": older.memory.id})
+            pulled = SupersessionWhy.model_validate({"pulled_in_for": older.memory.id})
+            cands[succ_id] = Candidate(mem, score=older.score, supersession=pulled)
             added += 1
     return added
 
@@ -52,7 +54,9 @@ def below_successors(ordered: list[Candidate]) -> tuple[list[Candidate], int]:
         late = out.pop(late_at)   # by place, not by value: comparing whole candidates is slow
         successor_at = position[late.memory.superseded_by or ""]
         out.insert(successor_at, late)   # the successor moved up by one: just below it
-        late.supersession = {**(late.supersession or {}), "moved_below_successor": True}
+        sup = late.supersession or SupersessionWhy.model_validate({})
+        sup.moved_below_successor = True
+        late.supersession = sup
         moved += 1
     return out, moved
 
@@ -76,8 +80,9 @@ def mark_candidates(results: list[Candidate], cfg: SupersedeSettings,
         found += 1
         for c in (newer, older):
             if c.memory.id in shown:
-                sup = c.supersession or {}
-                c.supersession = {**sup, "candidates": [*sup.get("candidates", []), proposal.to_dict()]}
+                sup = c.supersession or SupersessionWhy.model_validate({})
+                sup.candidates = [*(sup.candidates or []), ProposedLink.model_validate(proposal.to_dict())]
+                c.supersession = sup
     return found
 
 

@@ -9,10 +9,15 @@ multiplied by ``1 + time_boost``. A boost, never a filter: a memory without a da
 from __future__ import annotations
 
 from datetime import date
+from typing import ClassVar
 
 from graphmem.config import TimeSettings
+from graphmem.contract.responses import TimeBoost
 from graphmem.ingest.timeref import TimeRef, memory_time, parse_day, resolve_phrases, stored_range
 from graphmem.model import Memory
+from graphmem.retrieval.candidate import Candidate
+from graphmem.retrieval.stage import Search, Stage
+from graphmem.retrieval.trace import StageRow
 
 
 def query_range(query: str, reference: str, rules: TimeSettings) -> TimeRef | None:
@@ -40,7 +45,8 @@ def _overlaps(span: tuple[date, date], wanted: TimeRef) -> bool:
     return span[0] <= wanted.last and wanted.first <= span[1]
 
 
-def apply(cands: dict, query: str, reference: str, rules: TimeSettings, boost: float) -> dict | None:
+def apply(cands: dict[str, Candidate], query: str, reference: str, rules: TimeSettings,
+          boost: float) -> dict | None:
     """Boost the candidates the query's date fits (each gets ``time``); the trace row's facts, or None
     when the query names no date."""
     wanted = query_range(query, reference, rules)
@@ -51,7 +57,26 @@ def apply(cands: dict, query: str, reference: str, rules: TimeSettings, boost: f
         how = fits(cand.memory, wanted, rules)
         if how is not None:
             cand.score *= 1.0 + boost
-            cand.time = {"query_phrase": wanted.phrase, "range": wanted.value, "matched": how,
-                         "multiplier": round(1.0 + boost, 6)}
+            cand.time = TimeBoost(query_phrase=wanted.phrase, range=wanted.value, matched=how,
+                                  multiplier=round(1.0 + boost, 6))
             boosted += 1
     return {"phrase": wanted.phrase, "range": wanted.value, "text": wanted.text, "boosted": boosted}
+
+
+class TimeStage(Stage):
+    """Stage ``time`` (``time_boost`` > 0, with the server's ``[time]`` rules)."""
+
+    name: ClassVar[str] = "time"
+
+    def __init__(self, rules: TimeSettings | None) -> None:
+        self.rules = rules              # None: the stage finds no dates
+
+    def enabled(self, search: Search) -> bool:
+        return search.cfg.stage("time") and search.cfg.time_boost > 0 and self.rules is not None
+
+    def run(self, search: Search, row: StageRow) -> None:
+        assert self.rules is not None
+        q = search.query
+        found = apply(search.cands, q.text, q.flt.as_of or q.now, self.rules, q.cfg.time_boost)
+        if found is not None:           # the query names a date
+            row.counts(len(search.cands), len(search.cands), time=found)

@@ -2,6 +2,7 @@
 
 ``with trace.stage("recall", enabled) as row: ... row.counts(n_in, n_out, vector=...)``
 times the block and appends one row: stage, enabled, in, out, ms, then the stage's extras.
+Several stages may report on one row; ``row.enabled`` is whether any of them ran.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ class StageRow:
     """What a stage reports about itself: candidates in and out plus stage-specific facts."""
     n_in: int = 0
     n_out: int = 0
+    enabled: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def counts(self, n_in: int, n_out: int, **extra: Any) -> None:
@@ -34,10 +36,10 @@ class Trace:
 
     @contextmanager
     def stage(self, name: str, enabled: bool) -> Iterator[StageRow]:
-        row = StageRow()
+        row = StageRow(enabled=enabled)
         t0 = time.perf_counter()
         yield row
-        self.rows.append({"stage": name, "enabled": enabled, "in": row.n_in, "out": row.n_out,
+        self.rows.append({"stage": name, "enabled": row.enabled, "in": row.n_in, "out": row.n_out,
                           "ms": round((time.perf_counter() - t0) * 1000, 3), **row.extra})
 
     def total_ms(self) -> float:

@@ -1,10 +1,12 @@
 """Pure scoring rules of each retrieval stage."""
 
+import math
 from dataclasses import replace
 
 import numpy as np
 
 from graphmem.config import load_settings
+from graphmem.contract.responses import DirectWhy
 from graphmem.model import Edge, HealthPenalty, Memory, TermStats
 from graphmem.retrieval import expansion, rank, recall, router, weighting
 from graphmem.retrieval.candidate import Candidate
@@ -21,8 +23,22 @@ def mem(i, terms=None, health=1.0, source_weight=1.0, near=None):
 def test_bm25_prefers_rare_terms_and_ignores_absent_docs():
     docs = {"m1": mem(1, {"helm": 1, "deploy": 1}), "m2": mem(2, {"deploy": 2}), "m3": mem(3, {"other": 1})}
     stats = TermStats(n_docs=100, total_length=200, df={"helm": 2, "deploy": 50})
-    scores = recall.bm25_scores(["helm", "deploy"], docs, stats)
+    scores = recall.bm25_scores(["helm", "deploy"], docs, stats, CFG)
     assert set(scores) == {"m1", "m2"} and scores["m1"] > scores["m2"]
+
+
+def test_bm25_k1_and_b_come_from_the_recipe():
+    """``bm25_k1`` saturates a term's count, ``bm25_b`` scales by length: both are the recipe's keys."""
+    docs = {"short": mem(1, {"helm": 2}), "long": mem(2, {"helm": 2, **{f"w{i}": 1 for i in range(18)}})}
+    stats = TermStats(n_docs=10, total_length=40, df={"helm": 2})
+    weight = math.log(1.0 + (10 - 2 + 0.5) / (2 + 0.5))
+    default = recall.bm25_scores(["helm"], docs, stats, CFG)
+    assert (CFG.bm25_k1, CFG.bm25_b) == (1.2, 0.75)
+    assert default["short"] == weight * 2 * 2.2 / (2 + 1.2 * (1 - 0.75 + 0.75 * 2 / 4))
+    flat = recall.bm25_scores(["helm"], docs, stats, replace(CFG, bm25_b=0.0))
+    assert flat["short"] == flat["long"] == weight * 2 * 2.2 / (2 + 1.2)      # b 0: length does not count
+    binary = recall.bm25_scores(["helm"], docs, stats, replace(CFG, bm25_k1=0.0))
+    assert binary["short"] == binary["long"] == weight                      # k1 0: only presence counts
 
 
 def test_rrf_fusion_and_weighted_fusion():
@@ -63,20 +79,23 @@ def test_health_multiplier_is_bounded():
     assert weighting.health_multiplier(mem(1, health=1.0), 0.5) == 1.0
     why = weighting.health_why(Memory(id="x", namespace="n", content="c", content_hash="h", health=0.6,
                                       health_reasons=[HealthPenalty("too_short", 0.4, "5 chars")]), 0.5)
-    assert why["penalties"][0]["rule"] == "too_short" and why["multiplier"] == 0.8
+    assert why.penalties[0].rule == "too_short" and why.multiplier == 0.8 and why.applied
 
 
 def test_dedupe_keeps_the_better_scored_twin():
     a, b, c = Candidate(mem(1), 0.9), Candidate(mem(2, near="m1"), 0.95), Candidate(mem(3), 0.1)
-    kept, dropped, _, _, _ = rank.top_k([a, b, c], 10, dedupe=True)
-    assert [k.memory.id for k in kept] == ["m2", "m3"] and dropped == 1 and kept[0].merged_duplicates == ["m1"]
+    top = rank.top_k([a, b, c], 10, dedupe=True)
+    kept = top.results
+    assert [k.memory.id for k in kept] == ["m2", "m3"] and top.near_duplicates_dropped == 1
+    assert kept[0].merged_duplicates == ["m1"] and top.copies_grouped == 0
 
 
 def test_router_names_tags_in_query():
     labels = router.label_candidates("How do I deploy the billing service?")
     assert "billing" in labels and "deploy" in labels and "billing service" in labels
-    assert router.router_bonus(["billing"], None, {"billing"}, set(), 0.1) == (
-        1.1, {"tags": ["billing"], "category": None, "boost": 0.1})
+    boost, why = router.router_bonus(["billing"], None, {"billing"}, set(), 0.1)
+    assert boost == 1.1 and why is not None
+    assert why.model_dump(exclude_unset=True) == {"tags": ["billing"], "category": None, "boost": 0.1}
     assert router.router_bonus(["billing", "config"], "ops", {"billing", "config"}, {"ops"}, 0.1)[0] == 1.3
     assert router.router_bonus(["x"], "c", {"billing"}, set(), 0.1) == (1.0, None)
 
@@ -87,7 +106,9 @@ def test_router_matches_extracted_topics_apart_from_tags():
     assert "Topic:pottery" in labels and "Topic:melanie" in labels
     boost, why = router.router_bonus(["session:1"], None, set(), set(), 0.25, ["Topic:pottery", "Topic:kid"],
                                      {"Topic:pottery", "Topic:melanie"}, 0.1)
-    assert boost == 1.1 and why == {"tags": [], "category": None, "boost": 0.1, "topics": ["pottery"]}
+    assert boost == 1.1 and why is not None
+    assert why.model_dump(exclude_unset=True) == {"tags": [], "category": None, "boost": 0.1,
+                                                  "topics": ["pottery"]}
     assert router.router_bonus(["x"], None, set(), set(), 0.25, ["Topic:pottery"], set(), 0.1) == (1.0, None)
 
 
@@ -120,7 +141,8 @@ def test_copies_group_under_the_healthiest_best_sourced_one_at_the_best_position
     original = _copy(2, [1, 0.12, 0, 0], terms, health=1.0, source_weight=0.98, score=0.8)  # USER.md
     stale = _copy(3, [1, 0.11, 0, 0], {"redis": 1, "version": 1, "cache": 1}, health=0.6, score=0.85)
     other = _copy(4, [0, 1, 0, 0], terms, score=0.7)                     # same words, other meaning
-    kept, _, grouped, _, _ = rank.top_k([weak, original, stale, other], 10, dedupe=True, grouping=(0.85, 0.5))
+    top = rank.top_k([weak, original, stale, other], 10, dedupe=True, grouping=(0.85, 0.5))
+    kept, grouped = top.results, top.copies_grouped
     assert [k.memory.id for k in kept] == ["m2", "m4"] and grouped == 2
     assert kept[0].score == 0.9 and kept[0].merged_duplicates == ["m1", "m3"]
 
@@ -128,14 +150,17 @@ def test_copies_group_under_the_healthiest_best_sourced_one_at_the_best_position
 def test_grouping_needs_both_meaning_and_wording():
     a = _copy(1, [1, 0, 0, 0], {"a": 1, "b": 1}, score=0.9)
     b = _copy(2, [1, 0.05, 0, 0], {"x": 1, "y": 1}, score=0.8, source_weight=0.99)   # paraphrase, other words
-    kept, _, grouped, _, _ = rank.top_k([a, b], 10, dedupe=True, grouping=(0.85, 0.5))
+    top = rank.top_k([a, b], 10, dedupe=True, grouping=(0.85, 0.5))
+    kept, grouped = top.results, top.copies_grouped
     assert [k.memory.id for k in kept] == ["m1", "m2"] and grouped == 0
 
 
 def test_expansion_threaded_modes_for_a_seed_its_window_scored():
     edges = [Edge("ns", "s", "w", "FOLLOWS", 1.0, {}), Edge("ns", "s", "far", "SHARES_TAG", 1.0, {}),
              Edge("ns", "solo", "w", "OVERLAPS", 1.0, {})]
-    windows = {"s": expansion.window_turns({"window": {"turns": ["s", "w"]}}), "solo": expansion.window_turns({})}
+    window = {"fused": 0.4, "weight": 0.65, "turns": ["s", "w"]}
+    scored = DirectWhy.model_validate({"fused": 0.5, "window": window})
+    windows = {"s": expansion.window_turns(scored), "solo": expansion.window_turns(DirectWhy(fused=0.3))}
     seeds = {"s": 1.0, "solo": 0.5}
 
     def reached(mode):
