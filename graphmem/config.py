@@ -18,7 +18,8 @@ from graphmem.errors import ConfigError
 
 APP_NAME = "graphmem"
 DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
-STAGES = ("router", "lexical", "vector", "context", "feedback", "expansion", "health", "source", "time")
+STAGES = ("router", "lexical", "vector", "context", "feedback", "expansion", "multihop", "health", "source",
+          "time")
 FUSIONS = ("rrf", "weighted")       # how recall fuses its channels (retrieval/recall.py fuse)
 # how expansion treats a seed its context window scored (retrieval/expansion.py)
 THREADED_EXPANSION = ("all", "outside_window", "off")
@@ -199,6 +200,20 @@ class TopicSettings:
 
 
 @dataclass(frozen=True)
+class EntitySettings:
+    """Entity mentions extracted at ingest (``ingest/entities.py``), each a MENTIONS link."""
+
+    enabled: bool
+    max_per_memory: int
+    max_words: int
+    min_chars: int
+    names: bool
+    phrases: bool
+    triggers: tuple[str, ...] = ()      # words a noun phrase follows (determiners, possessives, "of")
+    stop_words: tuple[str, ...] = ()    # filler words never part of a noun phrase or a name
+
+
+@dataclass(frozen=True)
 class TimeSettings:
     """Relative time phrases resolved at ingest (``ingest/timeref.py``) and a query's date."""
 
@@ -369,6 +384,22 @@ class SearchConfig:
         "Each result's score times this per result of its thread already placed above it (1: off)."))
     time_boost: float = tunable(0.0, 10.0, description=(
         "Stage time: a result whose time or resolved phrase falls in the query's date gains this share."))
+    multihop_seeds: int = tunable(0, 50, description="Stage multihop: top results whose entities spread.")
+    multihop_per_entity: int = tunable(1, 500, description=(
+        "Stage multihop: newest memories read per entity (bounds the walk)."))
+    multihop_max_df_ratio: float = tunable(0.0, 1.0, description=(
+        "Stage multihop: entities mentioned by more than this share of the namespace do not spread."))
+    multihop_query_weight: float = tunable(0.0, 10.0, description=(
+        "Stage multihop: activation of an entity the query names (a seed's: its score's share of the top)."))
+    multihop_weight: float = tunable(0.0, 10.0, description=(
+        "Stage multihop: a reached memory's score = this x the top score x its share of the best activation."))
+    multihop_similarity_mix: float = tunable(0.0, 1.0, description=(
+        "Stage multihop: share of the reached memory's own query similarity in its score."))
+    multihop_merge_bonus: float = tunable(0.0, 10.0, description=(
+        "Stage multihop: a candidate also reached gains this share of its multi-hop score."))
+    multihop_max_added: int = tunable(0, 100, description="Stage multihop: at most this many new candidates.")
+    multihop_list_thread_decay: float = tunable(0.0, 1.0, description=(
+        "Stage multihop: thread_decay for a query asking for a list (\"which\", \"what kind of\"); 1: off."))
     name: str = "custom"
 
     def stage(self, name: str) -> bool:
@@ -400,6 +431,7 @@ class Settings:
     api: ApiSettings
     mcp: McpSettings
     topics: TopicSettings
+    entities: EntitySettings
     context: ContextSettings
     supersede: SupersedeSettings
     search: SearchConfig
@@ -490,6 +522,11 @@ def _store(data: dict) -> StoreSettings:
     return replace(cfg, data_dir=resolve_data_dir(cfg.data_dir))
 
 
+def _entities(data: dict) -> EntitySettings:
+    return _build(EntitySettings, {**data, "triggers": tuple(data.get("triggers", ())),
+                                   "stop_words": tuple(data.get("stop_words", ()))}, "entities")
+
+
 def _time(data: dict) -> TimeSettings:
     cfg = _build(TimeSettings, data, "time")
     if not isinstance(cfg.week_start, int) or not 0 <= cfg.week_start <= 6:
@@ -545,6 +582,7 @@ def settings_from_dict(data: dict) -> Settings:
         mcp=_build(McpSettings, data["mcp"], "mcp"),
         topics=_build(TopicSettings, {**data["topics"], "stop_words": tuple(data["topics"].get("stop_words", ()))},
                       "topics"),
+        entities=_entities(data["entities"]),
         context=_build(ContextSettings, data["context"], "context"),
         supersede=_supersede(data["supersede"], model.name),
         search=base_search,

@@ -20,6 +20,7 @@ class Candidate:
     merged_duplicates: list[str] = field(default_factory=list)
     supersession: dict[str, Any] | None = None  # moved below its successor, pulled in for, candidates
     time: dict[str, Any] | None = None          # how the query's date boosted it (stage time)
+    multihop: dict[str, Any] | None = None      # the entities it shares with the seeds or the query
 
     @property
     def kind(self) -> str:
@@ -34,6 +35,8 @@ class Candidate:
             why["direct"] = self.direct
         if self.related:
             why["related"] = self.related
+        if self.multihop:
+            why["multihop"] = self.multihop
         if self.router:
             why["router"] = self.router
         why["health"] = self.health or {"score": mem.health, "multiplier": 1.0,

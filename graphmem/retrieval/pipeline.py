@@ -14,9 +14,19 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.config import SearchConfig, SupersedeSettings, TimeSettings
+from graphmem.config import EntitySettings, SearchConfig, SupersedeSettings, TimeSettings
 from graphmem.model import EDGE_TYPES, Memory, MemoryFilter, TermStats, utcnow_iso, window_namespace
-from graphmem.retrieval import expansion, feedback, rank, recall, router, supersession, time_boost, weighting
+from graphmem.retrieval import (
+    expansion,
+    feedback,
+    multihop,
+    rank,
+    recall,
+    router,
+    supersession,
+    time_boost,
+    weighting,
+)
 from graphmem.retrieval.candidate import Candidate
 from graphmem.retrieval.overlap import Overlap
 from graphmem.retrieval.trace import Trace
@@ -85,8 +95,10 @@ class _Recalled:
 
 class SearchPipeline:
     def __init__(self, store: MemoryStore, embedder, clock=utcnow_iso, overlap_workers: int = 0,
-                 supersede: SupersedeSettings | None = None, time: TimeSettings | None = None):
+                 supersede: SupersedeSettings | None = None, time: TimeSettings | None = None,
+                 entities: EntitySettings | None = None):
         self.store = store
+        self.multihop = multihop.MultiHop(store, entities) if entities is not None else None
         self.time = time                    # stage time's rules (None: the stage finds no dates)
         self.supersede = supersede          # candidates between results shown in why (None: not looked for)
         self.embedder = embedder
@@ -107,6 +119,9 @@ class SearchPipeline:
         named_tags, named_cats, named_topics = self._route(q, trace)
         recalled = self._recall(q, named_tags, named_cats, named_topics, trace, embedding)
         added = self._expansion(q, recalled, trace)
+        if self.multihop is not None:
+            q.cfg = multihop.stage(self.multihop, q.text, recalled.cands, q.cfg, q.ns, q.flt, q.now, recalled.qvec,
+                                   lambda: self.store.term_stats(q.ns, []).n_docs, trace)
         self._weigh(q, recalled.cands, trace)
         results = self._rank(q, recalled.cands, trace)
         kinds = {"direct": 0, "related": 0, "direct+related": 0}
