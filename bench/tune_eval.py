@@ -139,6 +139,8 @@ def search_grid(name: str) -> list[tuple[str, str, dict[str, Any]]]:
         return recall_grid()
     elif name == "cv-time":       # stage time (a date in the query boosts what it fits) against the default
         return lever_grid("cv-time", TIME_LEVERS)
+    elif name == "cv-entities":   # stage multihop (entities), tuned per fold, with and without list spread
+        return entities_grid()
     elif name == "cv-model":      # comparing embedders on a busy machine: the two families that matter
         return [("hybrid", "hybrid", {}), ("default", "default", {}),
                 ("default, shipped (before tuning)", "default", SHIPPED)]
@@ -275,6 +277,24 @@ def lever_grid(grid: str, levers: list[tuple[str, dict[str, Any]]]) -> list[tupl
 
 # Stage time, an untuned single point at its shipped boost, paired with today's default.
 TIME_LEVERS: list[tuple[str, dict[str, Any]]] = [("+time", {"stages": {"time": True}})]
+
+
+def entities_grid() -> list[tuple[str, str, dict[str, Any]]]:
+    """Today's default; stage multihop as one family of weight x seeds points tuned per fold; the same
+    points with a list question's thread spread (multihop_list_thread_decay) as a second family."""
+    rows: list[tuple[str, str, dict[str, Any]]] = [("default", "default", {})]
+    for decay in (1.0, 0.8):
+        family = "default multihop tuned" if decay == 1.0 else "default multihop+list tuned"
+        for weight, seeds in itertools.product((0.4, 0.8), (5, 10)):
+            label = f"default, multihop weight={weight} seeds={seeds}"
+            label += f" list_decay={decay}" if decay < 1 else ""
+            rows.append((label, "default", {"stages": {"multihop": True}, "multihop_weight": weight,
+                                            "multihop_seeds": seeds, "multihop_list_thread_decay": decay}))
+            GRID_FAMILIES[label] = family
+    GRID_COMPARE["cv-entities"] = [("default multihop tuned", "default"),
+                                   ("default multihop+list tuned", "default"),
+                                   ("default multihop+list tuned", "default multihop tuned")]
+    return rows
 
 
 def recall_grid() -> list[tuple[str, str, dict[str, Any]]]:
@@ -454,8 +474,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
-                                                     "cv-model", "cv-topics", "cv-context", "cv-multihop",
-                                                     "cv-windows", "cv-default", "cv-recall", "cv-keys",
+                                                     "cv-entities", "cv-model", "cv-topics", "cv-context",
+                                                     "cv-multihop", "cv-windows", "cv-default", "cv-recall", "cv-keys",
                                                      "cv-threaded", "cv-rrf", "cv-time"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
