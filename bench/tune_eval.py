@@ -475,8 +475,8 @@ def main() -> None:
     ap.add_argument("--dataset", choices=["fixture", "locomo", "both"], default="both")
     ap.add_argument("--grid", choices=["ladder", "quick", "full", "weights", "router", "cv", "cv-small",
                                                      "cv-entities", "cv-model", "cv-topics", "cv-context",
-                                                     "cv-multihop", "cv-windows", "cv-default", "cv-recall", "cv-keys",
-                                                     "cv-threaded", "cv-rrf", "cv-time"],
+                                                     "cv-multihop", "cv-windows", "cv-default", "cv-recall",
+                                                     "cv-keys", "cv-threaded", "cv-rrf", "cv-time"],
                     default="quick")
     ap.add_argument("--edges", choices=sorted(EDGE_GRIDS), default="tuned")
     ap.add_argument("--only", action="append", help="LoCoMo conversation(s) to keep (repeatable)")
