@@ -280,20 +280,19 @@ TIME_LEVERS: list[tuple[str, dict[str, Any]]] = [("+time", {"stages": {"time": T
 
 
 def entities_grid() -> list[tuple[str, str, dict[str, Any]]]:
-    """Today's default; stage multihop as one family of weight x seeds points tuned per fold; the same
-    points with a list question's thread spread (multihop_list_thread_decay) as a second family."""
+    """Today's default; stage multihop as one family of weight x merge-bonus points tuned per fold; one
+    point with a list question's thread spread (multihop_list_thread_decay) as a second family."""
     rows: list[tuple[str, str, dict[str, Any]]] = [("default", "default", {})]
-    for decay in (1.0, 0.8):
-        family = "default multihop tuned" if decay == 1.0 else "default multihop+list tuned"
-        for weight, seeds in itertools.product((0.4, 0.8), (5, 10)):
-            label = f"default, multihop weight={weight} seeds={seeds}"
-            label += f" list_decay={decay}" if decay < 1 else ""
-            rows.append((label, "default", {"stages": {"multihop": True}, "multihop_weight": weight,
-                                            "multihop_seeds": seeds, "multihop_list_thread_decay": decay}))
-            GRID_FAMILIES[label] = family
-    GRID_COMPARE["cv-entities"] = [("default multihop tuned", "default"),
-                                   ("default multihop+list tuned", "default"),
-                                   ("default multihop+list tuned", "default multihop tuned")]
+    on = {"stages": {"multihop": True}}
+    for weight, bonus in ((1.0, 0.25), (1.3, 0.0), (1.6, 0.1)):
+        label = f"default, multihop weight={weight} merge_bonus={bonus}"
+        rows.append((label, "default", {**on, "multihop_weight": weight, "multihop_merge_bonus": bonus}))
+        GRID_FAMILIES[label] = "default multihop tuned"
+    label = "default, multihop weight=1.3 merge_bonus=0.0 list_decay=0.8"
+    rows.append((label, "default", {**on, "multihop_weight": 1.3, "multihop_merge_bonus": 0.0,
+                                    "multihop_list_thread_decay": 0.8}))
+    GRID_FAMILIES[label] = "default multihop+list"
+    GRID_COMPARE["cv-entities"] = [("default multihop tuned", "default"), ("default multihop+list", "default")]
     return rows
 
 

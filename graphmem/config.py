@@ -398,6 +398,8 @@ class SearchConfig:
     multihop_merge_bonus: float = tunable(0.0, 10.0, description=(
         "Stage multihop: a candidate also reached gains this share of its multi-hop score."))
     multihop_max_added: int = tunable(0, 100, description="Stage multihop: at most this many new candidates.")
+    multihop_anchor: bool = tunable(description=(
+        "Stage multihop: when the query names known entities, a reached memory must mention one of them."))
     multihop_list_thread_decay: float = tunable(0.0, 1.0, description=(
         "Stage multihop: thread_decay for a query asking for a list (\"which\", \"what kind of\"); 1: off."))
     name: str = "custom"

@@ -10,7 +10,13 @@ them, and the best of those join the candidates.
                                           + sum over seeds naming it of seed score / top score)
     rarity(entity)     = 1 - log(df) / log(n)            (df: memories mentioning it, n: the namespace)
     activation(memory) = sum over the entities it names of their activation (its own seed share left out)
-    score(memory)      = weight x top score x activation / best activation x ((1 - mix) + mix x cos+)
+    score(memory)      = weight x cut x activation / best activation x ((1 - mix) + mix x cos+)
+    cut                = the score of the k-th candidate before the stage (weight 1: the best
+                         reached memory ties the last place of today's top k)
+
+With ``multihop_anchor``, when the query names entities the namespace knows (however common, the
+speaker say), a reached memory counts only if it mentions one of them too: the common entity filters
+the walk instead of spreading it ("What activities does Melanie ..." reaches Melanie's turns).
 
 Entities named by more than ``multihop_max_df_ratio`` of the namespace (the speakers of a chat,
 say) do not spread, and every entity reads only its newest ``multihop_per_entity`` members: the
@@ -104,9 +110,9 @@ def explain(hit: Reached, weights: Mapping[str, float], score: float) -> dict[st
                           "reason": why_text(e, hit.via[e])} for e in shared[:5]]}
 
 
-def reached_score(hit: Reached, best: float, top_score: float, cosine: float, cfg: SearchConfig) -> float:
+def reached_score(hit: Reached, best: float, cut: float, cosine: float, cfg: SearchConfig) -> float:
     relevance = (1.0 - cfg.multihop_similarity_mix) + cfg.multihop_similarity_mix * max(0.0, cosine)
-    return cfg.multihop_weight * top_score * (hit.activation / best) * relevance
+    return cfg.multihop_weight * cut * (hit.activation / best) * relevance
 
 
 @dataclass
@@ -123,11 +129,13 @@ class MultiHop:
         self.rules = rules
 
     def run(self, query: str, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,
-            now: str, qvec: np.ndarray | None, n_docs: Callable[[], int]) -> MultiHopResult:
-        seeds = rank.order(list(cands.values()))[: cfg.multihop_seeds]
+            now: str, qvec: np.ndarray | None, n_docs: Callable[[], int], k: int) -> MultiHopResult:
+        ordered = rank.order(list(cands.values()))
+        seeds = ordered[: cfg.multihop_seeds]
         top = seeds[0].score if seeds and seeds[0].score > 0 else 0.0
         if top <= 0:
             return MultiHopResult([], {"seeds": 0})
+        cut = ordered[min(k, len(ordered)) - 1].score
         seed_entities = {c.memory.id: (c.score / top, self._entities(c.memory)) for c in seeds}
         query_entities = entity_keys(query, self.rules)
         wanted = list(dict.fromkeys([*query_entities, *(e for _, es in seed_entities.values() for e in es)]))
@@ -137,15 +145,18 @@ class MultiHop:
         weights = {e: w for e, w in weights.items() if w > 0}
         members = self.store.entity_members(ns, list(weights), cfg.multihop_per_entity) if weights else {}
         reached = spread(seed_entities, query_entities, members, weights, cfg.multihop_query_weight)
+        anchors = {e for e in query_entities if df.get(e, 0) > 0} if cfg.multihop_anchor else set()
         counts: dict[str, Any] = {"seeds": len(seeds), "query_entities": query_entities,
                                   "entities": len(weights), "skipped_common": len(df) - len(weights),
                                   "reached": len(reached)}
+        if anchors:
+            counts["anchors"] = sorted(anchors)
         if not reached:
             return MultiHopResult([], {**counts, "added": 0, "merged": 0})
         best = max(h.activation for h in reached.values())
         # the strongest few new memories are read (bounded), the rest never leave the index
         fresh_ids = sorted((i for i in reached if i not in cands), key=lambda i: (-reached[i].activation, i))
-        fresh_ids = fresh_ids[: max(cfg.multihop_max_added * 3, cfg.multihop_max_added)]
+        fresh_ids = fresh_ids[: cfg.multihop_max_added * (6 if anchors else 3)]
         read = self.store.get_memories(ns, fresh_ids) if fresh_ids and cfg.multihop_max_added > 0 else {}
         fresh: list[Candidate] = []
         merged = 0
@@ -153,8 +164,10 @@ class MultiHop:
             mem = cands[memory_id].memory if memory_id in cands else read.get(memory_id)
             if mem is None or (memory_id not in cands and not flt.matches(mem, now)):
                 continue
+            if anchors and not anchors.intersection(self._entities(mem)):
+                continue
             cosine = float(np.dot(qvec, mem.embedding)) if qvec is not None and mem.embedding is not None else 0.0
-            score = reached_score(hit, best, top, cosine, cfg)
+            score = reached_score(hit, best, cut, cosine, cfg)
             why = explain(hit, weights, score)
             if memory_id in cands:
                 cand = cands[memory_id]
@@ -174,7 +187,7 @@ class MultiHop:
 
 
 def stage(hop: MultiHop, query: str, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,
-          now: str, qvec: np.ndarray | None, n_docs: Callable[[], int], trace) -> SearchConfig:
+          now: str, qvec: np.ndarray | None, n_docs: Callable[[], int], trace, k: int) -> SearchConfig:
     """The pipeline's hook: runs the stage when switched on, counts it in the trace and returns the
     recipe the rank stage uses (a list question's ``multihop_list_thread_decay`` as ``thread_decay``)."""
     on = cfg.stage("multihop") and cfg.multihop_seeds > 0
@@ -183,7 +196,7 @@ def stage(hop: MultiHop, query: str, cands: dict[str, Candidate], cfg: SearchCon
             row.counts(len(cands), len(cands))
             return cfg
         n_in = len(cands)
-        result = hop.run(query, cands, cfg, ns, flt, now, qvec, n_docs)
+        result = hop.run(query, cands, cfg, ns, flt, now, qvec, n_docs, k)
         listing = is_list_query(query)
         row.counts(n_in, len(cands), list_query=listing, **result.counts)
     if listing and cfg.multihop_list_thread_decay < 1.0:

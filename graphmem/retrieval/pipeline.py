@@ -121,7 +121,7 @@ class SearchPipeline:
         added = self._expansion(q, recalled, trace)
         if self.multihop is not None:
             q.cfg = multihop.stage(self.multihop, q.text, recalled.cands, q.cfg, q.ns, q.flt, q.now, recalled.qvec,
-                                   lambda: self.store.term_stats(q.ns, []).n_docs, trace)
+                                   lambda: self.store.term_stats(q.ns, []).n_docs, trace, q.k)
         self._weigh(q, recalled.cands, trace)
         results = self._rank(q, recalled.cands, trace)
         kinds = {"direct": 0, "related": 0, "direct+related": 0}
