@@ -28,8 +28,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -186,19 +186,31 @@ class MultiHop:
         return [e["entity"] for e in mem.entities] if mem.entities else entity_keys(mem.content, self.rules)
 
 
-def stage(hop: MultiHop, query: str, cands: dict[str, Candidate], cfg: SearchConfig, ns: str, flt: MemoryFilter,
-          now: str, qvec: np.ndarray | None, n_docs: Callable[[], int], trace, k: int) -> SearchConfig:
-    """The pipeline's hook: runs the stage when switched on, counts it in the trace and returns the
-    recipe the rank stage uses (a list question's ``multihop_list_thread_decay`` as ``thread_decay``)."""
-    on = cfg.stage("multihop") and cfg.multihop_seeds > 0
-    with trace.stage("multihop", on) as row:
-        if not on or not cands:
-            row.counts(len(cands), len(cands))
-            return cfg
-        n_in = len(cands)
-        result = hop.run(query, cands, cfg, ns, flt, now, qvec, n_docs, k)
-        listing = is_list_query(query)
-        row.counts(n_in, len(cands), list_query=listing, **result.counts)
-    if listing and cfg.multihop_list_thread_decay < 1.0:
-        return cfg.with_overrides({"thread_decay": cfg.multihop_list_thread_decay})
-    return cfg
+
+class MultiHopStage:
+    """Stage ``multihop`` in the shape of the ``Stage`` protocol (name, enabled, run, skip over a
+    ``Search``: its ``query`` {text, cfg, k, ns, flt, now}, ``store``, ``cands`` and ``qvec``). It keeps
+    nothing per request: a list question's thread spread goes on ``search.query``'s recipe."""
+
+    name: ClassVar[str] = "multihop"
+
+    def __init__(self, rules: EntitySettings | None):
+        self.rules = rules
+
+    def enabled(self, search: Any) -> bool:
+        cfg = search.query.cfg
+        return self.rules is not None and cfg.stage("multihop") and cfg.multihop_seeds > 0
+
+    def run(self, search: Any, row: Any) -> None:
+        assert self.rules is not None
+        q, store = search.query, search.store
+        n_in = len(search.cands)
+        result = MultiHop(store, self.rules).run(q.text, search.cands, q.cfg, q.ns, q.flt, q.now, search.qvec,
+                                                 lambda: store.term_stats(q.ns, []).n_docs, q.k)
+        listing = is_list_query(q.text)
+        row.counts(n_in, len(search.cands), list_query=listing, **result.counts)
+        if listing and q.cfg.multihop_list_thread_decay < 1.0:
+            search.query = replace(q, cfg=q.cfg.with_overrides({"thread_decay": q.cfg.multihop_list_thread_decay}))
+
+    def skip(self, search: Any, row: Any) -> None:
+        row.counts(len(search.cands), len(search.cands))

@@ -66,6 +66,15 @@ class _Query:
 
 
 @dataclass
+class _StageView:
+    """What stage multihop reads of a search (the fields of the ``Stage`` protocol's ``Search``)."""
+    query: _Query
+    store: MemoryStore
+    cands: dict[str, Candidate]
+    qvec: np.ndarray | None
+
+
+@dataclass
 class _Key:
     """One recall key's scored candidates: rows by id, cosine and BM25 scores, the ids its recall
     found (vector hits, then full-text), its full-text ids, and each window's turns."""
@@ -98,7 +107,7 @@ class SearchPipeline:
                  supersede: SupersedeSettings | None = None, time: TimeSettings | None = None,
                  entities: EntitySettings | None = None):
         self.store = store
-        self.multihop = multihop.MultiHop(store, entities) if entities is not None else None
+        self.multihop = multihop.MultiHopStage(entities)
         self.time = time                    # stage time's rules (None: the stage finds no dates)
         self.supersede = supersede          # candidates between results shown in why (None: not looked for)
         self.embedder = embedder
@@ -119,9 +128,10 @@ class SearchPipeline:
         named_tags, named_cats, named_topics = self._route(q, trace)
         recalled = self._recall(q, named_tags, named_cats, named_topics, trace, embedding)
         added = self._expansion(q, recalled, trace)
-        if self.multihop is not None:
-            q.cfg = multihop.stage(self.multihop, q.text, recalled.cands, q.cfg, q.ns, q.flt, q.now, recalled.qvec,
-                                   lambda: self.store.term_stats(q.ns, []).n_docs, trace, q.k)
+        view = _StageView(q, self.store, recalled.cands, recalled.qvec)     # the Stage protocol's Search
+        with trace.stage("multihop", self.multihop.enabled(view)) as row:
+            self.multihop.run(view, row) if self.multihop.enabled(view) else self.multihop.skip(view, row)
+        q.cfg = view.query.cfg          # a list question's thread spread (multihop_list_thread_decay)
         self._weigh(q, recalled.cands, trace)
         results = self._rank(q, recalled.cands, trace)
         kinds = {"direct": 0, "related": 0, "direct+related": 0}
