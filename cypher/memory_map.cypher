@@ -7,5 +7,5 @@
 m {.namespace, .id, .content, .content_hash, .tags, .category, .source, .reason, .metadata,
    .created_at, .updated_at, .valid_until, .expires_at, .health, .health_reasons, .source_weight,
    .term_counts, .near_duplicate_of, .evidence, .topics, .thread, .seq,
-   .valid_from, .superseded_by, .times,
+   .valid_from, .superseded_by, .times, .entities,
    embedding: coalesce(m.embedding_f32, m.embedding)}

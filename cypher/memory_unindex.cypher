@@ -4,7 +4,8 @@
 // First step of save_memory / save_batch (an update, or a memory another process wrote
 // meanwhile) and delete_memory, inside the same transaction: per memory, decrements
 // TermDF.df for each of its distinct terms and CategoryCount.n for its category (dropping
-// entries that reach 0), decrements NamespaceStats, and deletes its TAGGED links. The nodes
+// entries that reach 0), decrements NamespaceStats, and deletes its TAGGED and MENTIONS links
+// (an Entity no memory mentions any more goes too). The nodes
 // and their relation edges stay (the save updates a node in place; delete detaches it next).
 //
 // Parameters: $namespace (string), $ids (list<string>, distinct).
@@ -27,6 +28,12 @@ CALL (m) {
 CALL (m) {
   MATCH (m)-[link:TAGGED]->(:Tag)
   DELETE link
+}
+CALL (m) {
+  MATCH (m)-[mention:MENTIONS]->(e:Entity)
+  DELETE mention
+  WITH DISTINCT e WHERE NOT EXISTS { (e)<-[:MENTIONS]-() }
+  DELETE e
 }
 MERGE (s:NamespaceStats {namespace: $namespace})
   ON CREATE SET s.n_docs = 0, s.total_length = 0

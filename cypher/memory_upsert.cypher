@@ -12,6 +12,9 @@
 //   $rows (list<map {id, props, tags}>)  props: every stored property (see schema.cypher),
 //        null values remove a property; props.created_at goes on the TAGGED links;
 //        tags: tag names (the Tag nodes are merged)
+//        entities: list<map {entity, kind, quote}> its entity mentions: each a MENTIONS link
+//        {namespace, entity, created_at, memory_id, kind, quote} to the merged Entity node
+//        {namespace, key} (entity_members.cypher seeks them by the mentions_order index)
 //   $term_df (list<map {term, n}>)  distinct terms, sorted (TermDF locks are taken in one
 //        order): each adds n to its TermDF.df
 //   $category_counts (list<map {category, n}>)  each adds n to its CategoryCount.n
@@ -27,6 +30,13 @@ CALL (m, row) {
   MERGE (m)-[link:TAGGED]->(t)
   SET link.namespace = $namespace, link.tag = name, link.created_at = row.props.created_at,
       link.memory_id = row.id
+}
+CALL (m, row) {
+  UNWIND row.entities AS mention
+  MERGE (e:Entity {namespace: $namespace, key: mention.entity})
+  MERGE (m)-[link:MENTIONS]->(e)
+  SET link.namespace = $namespace, link.entity = mention.entity, link.created_at = row.props.created_at,
+      link.memory_id = row.id, link.kind = mention.kind, link.quote = mention.quote
 }
 WITH count(*) AS written
 CALL () {

@@ -8,6 +8,8 @@ CALL () {
   UNION ALL
   MATCH (n:Tag) WHERE n.namespace = $namespace RETURN n
   UNION ALL
+  MATCH (n:Entity) WHERE n.namespace = $namespace RETURN n
+  UNION ALL
   MATCH (n:TermDF) WHERE n.namespace = $namespace RETURN n
   UNION ALL
   MATCH (n:CategoryCount) WHERE n.namespace = $namespace RETURN n

@@ -26,6 +26,10 @@
 //       ordered index seek (tagged_order) instead of expanding every link of a tag.
 //       Extracted topics are linked the same way, to Tag nodes named "Topic:<key>" (a caller's
 //       tags are case-folded, so never collide); the memory lists them in topic_labels.
+//   (:Memory)-[:MENTIONS {namespace, entity, created_at, memory_id, kind, quote}]->(:Entity {namespace, key})
+//       one per entity the memory's content mentions (the memory's `entities`, ingest/entities.py);
+//       the link repeats its memory's key and created_at so entity_members is one ordered seek
+//       (mentions_order); an Entity's degree is how many memories mention it.
 //   (:Memory)-[:SHARES_TAG|SAME_CATEGORY|OVERLAPS|RELATED {weight, reason}]->(:Memory)
 //       stored once, from the smaller id to the larger; reason is a JSON string.
 //   (:Memory)-[:FOLLOWS {weight, reason}]->(:Memory)
@@ -55,6 +59,9 @@ FOR (m:Memory) REQUIRE (m.namespace, m.id) IS UNIQUE;
 
 CREATE CONSTRAINT tag_key IF NOT EXISTS
 FOR (t:Tag) REQUIRE (t.namespace, t.name) IS UNIQUE;
+
+CREATE CONSTRAINT entity_key IF NOT EXISTS
+FOR (e:Entity) REQUIRE (e.namespace, e.key) IS UNIQUE;
 
 CREATE CONSTRAINT term_df_key IF NOT EXISTS
 FOR (d:TermDF) REQUIRE (d.namespace, d.term) IS UNIQUE;
@@ -94,6 +101,10 @@ FOR (m:Memory) ON (m.namespace, m.thread, m.thread_pos);
 // tag_members: the newest links of a tag = the last entries of (namespace, tag).
 CREATE RANGE INDEX tagged_order IF NOT EXISTS
 FOR ()-[r:TAGGED]-() ON (r.namespace, r.tag, r.created_at, r.memory_id);
+
+// entity_members: the newest mentions of an entity = the last entries of (namespace, entity).
+CREATE RANGE INDEX mentions_order IF NOT EXISTS
+FOR ()-[r:MENTIONS]-() ON (r.namespace, r.entity, r.created_at, r.memory_id);
 
 // Superseded by the *_order indexes above (no query seeks them; each one costs every insert).
 DROP INDEX memory_content_hash IF EXISTS;

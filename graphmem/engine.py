@@ -93,7 +93,8 @@ class Graphmem:
         self.ingestor = Ingestor(settings, store, embedder, clock)
         cfg = settings.store
         overlap = cfg.recall_overlap_workers if store.kind in cfg.recall_overlap_stores else 0
-        self.pipeline = SearchPipeline(store, embedder, clock, overlap, settings.supersede, settings.time)
+        self.pipeline = SearchPipeline(store, embedder, clock, overlap, settings.supersede, settings.time,
+                                       settings.entities)
 
     @classmethod
     def open(cls, settings: Settings | None = None, embedder: Embedder | None = None,

@@ -118,6 +118,8 @@ class Memory:
     seq: int | None = None                 # its position there (None: created_at order)
     # relative time phrases resolved against the memory's time: [{"phrase", "span", "value", "text"}]
     times: list[dict[str, Any]] = field(default_factory=list)
+    # extracted entity mentions, each a MENTIONS link (ingest/entities.py): [{"entity", "kind", "quote"}]
+    entities: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def thread_pos(self) -> str | None:
@@ -173,6 +175,7 @@ class Memory:
             "thread": self.thread,
             "seq": self.seq,
             "times": [dict(t) for t in self.times],
+            "entities": [dict(e) for e in self.entities],
         }
         if self.evidence is not None:
             out["evidence"] = self.evidence

@@ -148,7 +148,8 @@ def test_rescore_applies_changed_rules(make_engine, tmp_path):
     assert mem.health == 1.0
     strict = make_engine({"health": {"short_chars": 100}})
     assert strict.rescore() == {"memories": 1, "changed": 1, "terms_updated": 0, "topics_updated": 0,
-                                "times_updated": 0, "edges_reweighted": 0, "edges_removed": 0}
+                                "times_updated": 0, "entities_updated": 0, "edges_reweighted": 0,
+                                "edges_removed": 0}
     rescored = strict.get("default", mem.id)
     assert rescored.health == 0.6 and rescored.health_reasons[0].rule == "too_short"
 

@@ -13,6 +13,7 @@ from graphmem.config.sections import (
     ContextBlockSettings,
     ContextSettings,
     EdgeSettings,
+    EntitySettings,
     HealthRules,
     IngestSettings,
     Limits,
@@ -34,8 +35,9 @@ from graphmem.config.store import (
 
 __all__ = [
     "APP_NAME", "DEFAULTS_PATH", "FUSIONS", "STAGES", "THREADED_EXPANSION", "UNCAPPED", "ApiSettings",
-    "ConfigKeyDeprecated", "ContextBlockSettings", "ContextSettings", "EdgeSettings", "HealthRules",
-    "IngestSettings", "Limits", "McpSettings", "ModelSettings", "Neo4jSettings", "SearchConfig", "Settings",
+    "ConfigKeyDeprecated", "ContextBlockSettings", "ContextSettings", "EdgeSettings", "EntitySettings",
+    "HealthRules", "IngestSettings", "Limits", "McpSettings", "ModelSettings", "Neo4jSettings", "SearchConfig",
+    "Settings",
     "SourceRanks", "SqliteSettings", "StoreSettings", "SupersedeSettings", "TimeSettings", "TopicSettings",
     "default_data_dir", "deep_merge", "load_settings", "resolve_data_dir", "settings_from_dict", "tunable",
 ]

@@ -28,6 +28,7 @@ class Settings:
     api: S.ApiSettings
     mcp: S.McpSettings
     topics: S.TopicSettings
+    entities: S.EntitySettings
     context: S.ContextSettings
     supersede: S.SupersedeSettings
     search: SearchConfig
@@ -103,6 +104,11 @@ def _supersede(data: dict, model_name: str) -> S.SupersedeSettings:
     return replace(cfg, min_cosine=float(cfg.min_cosine_by_model.get(model_name, cfg.min_cosine)))
 
 
+def _entities(data: dict) -> S.EntitySettings:
+    return build(S.EntitySettings, {**data, "triggers": tuple(data.get("triggers", ())),
+                                    "stop_words": tuple(data.get("stop_words", ()))}, "entities")
+
+
 def _time(data: dict) -> S.TimeSettings:
     cfg = build(S.TimeSettings, data, "time")
     if not isinstance(cfg.week_start, int) or not 0 <= cfg.week_start <= 6:
@@ -162,6 +168,7 @@ def settings_from_dict(data: dict) -> Settings:
         mcp=build(S.McpSettings, data["mcp"], "mcp"),
         topics=build(S.TopicSettings,
                      {**data["topics"], "stop_words": tuple(data["topics"].get("stop_words", ()))}, "topics"),
+        entities=_entities(data["entities"]),
         context=build(S.ContextSettings, data["context"], "context"),
         supersede=_supersede(data["supersede"], model.name),
         search=base_search,

@@ -8,7 +8,8 @@ from typing import Any
 
 from graphmem.config.base import build, deep_merge
 
-STAGES = ("router", "lexical", "vector", "context", "feedback", "expansion", "health", "source", "time")
+STAGES = ("router", "lexical", "vector", "context", "feedback", "expansion", "multihop", "health", "source",
+          "time")
 FUSIONS = ("rrf", "weighted")       # how recall fuses its channels (retrieval/recall.py fuse)
 # how expansion treats a seed its context window scored (retrieval/expansion.py)
 THREADED_EXPANSION = ("all", "outside_window", "off")
@@ -85,6 +86,24 @@ class SearchConfig:
         "Each result's score times this per result of its thread already placed above it (1: off)."))
     time_boost: float = tunable(0.0, 10.0, description=(
         "Stage time: a result whose time or resolved phrase falls in the query's date gains this share."))
+    multihop_seeds: int = tunable(0, 50, description="Stage multihop: top results whose entities spread.")
+    multihop_per_entity: int = tunable(1, 500, description=(
+        "Stage multihop: newest memories read per entity (bounds the walk)."))
+    multihop_max_df_ratio: float = tunable(0.0, 1.0, description=(
+        "Stage multihop: entities mentioned by more than this share of the namespace do not spread."))
+    multihop_query_weight: float = tunable(0.0, 10.0, description=(
+        "Stage multihop: activation of an entity the query names (a seed's: its score's share of the top)."))
+    multihop_weight: float = tunable(0.0, 10.0, description=(
+        "Stage multihop: a reached memory's score = this x the top score x its share of the best activation."))
+    multihop_similarity_mix: float = tunable(0.0, 1.0, description=(
+        "Stage multihop: share of the reached memory's own query similarity in its score."))
+    multihop_merge_bonus: float = tunable(0.0, 10.0, description=(
+        "Stage multihop: a candidate also reached gains this share of its multi-hop score."))
+    multihop_max_added: int = tunable(0, 100, description="Stage multihop: at most this many new candidates.")
+    multihop_anchor: bool = tunable(description=(
+        "Stage multihop: when the query names known entities, a reached memory must mention one of them."))
+    multihop_list_thread_decay: float = tunable(0.0, 1.0, description=(
+        "Stage multihop: thread_decay for a query asking for a list (\"which\", \"what kind of\"); 1: off."))
     name: str = "custom"
 
     def stage(self, name: str) -> bool:

@@ -152,6 +152,20 @@ class TopicSettings:
 
 
 @dataclass(frozen=True)
+class EntitySettings:
+    """Entity mentions extracted at ingest (``ingest/entities.py``), each a MENTIONS link."""
+
+    enabled: bool
+    max_per_memory: int
+    max_words: int
+    min_chars: int
+    names: bool
+    phrases: bool
+    triggers: tuple[str, ...] = ()      # words a noun phrase follows (determiners, possessives, "of")
+    stop_words: tuple[str, ...] = ()    # filler words never part of a noun phrase or a name
+
+
+@dataclass(frozen=True)
 class TimeSettings:
     """Relative time phrases resolved at ingest (``ingest/timeref.py``) and a query's date."""
 

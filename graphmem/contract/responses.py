@@ -63,6 +63,14 @@ class TimeRef(Output):
     text: str = Field(description="A human rendering, e.g. `the week before 9 June 2023`.")
 
 
+class EntityMention(Output):
+    """An entity the memory mentions: its key (case, possessives, plurals folded) and its evidence."""
+
+    entity: str = Field(description="The entity's key, e.g. `dog training`.")
+    kind: Literal["name", "phrase"] = Field(description="A capitalised name or a noun phrase.")
+    quote: str = Field(description="The span of the content it comes from.")
+
+
 class Memory(Output):
     id: str
     namespace: str
@@ -91,6 +99,9 @@ class Memory(Output):
     times: list[TimeRef] = Field(default_factory=list, description=(
         "Relative time phrases of the content (`yesterday`, `last week`, `3 years ago`) resolved at ingest "
         "against the memory's time (an export's message time, else created_at)."))
+    entities: list[EntityMention] = Field(default_factory=list, description=(
+        "People, places, things and key noun phrases the content mentions (extracted at ingest, each with "
+        "the span it comes from); each is a MENTIONS link to an Entity the multi-hop stage walks."))
 
 
 NOT_STORED = ("A duplicate's fields the stored memory does not hold (tags it lacks; a category, source, "
@@ -249,12 +260,28 @@ class TimeWhy(Output):
     boost: TimeBoost | None = None
 
 
+class SharedEntity(Output):
+    entity: str = Field(description="The entity's key.")
+    weight: float = Field(description="Its rarity in the namespace (1: one memory names it; common ones less).")
+    via: list[str] = Field(description="The seeds (ids) or `query` whose mention of it reached this memory.")
+    reason: str = Field(description="E.g. `shares entity 'dog training' with seed X`.")
+
+
+class MultiHopWhy(Output):
+    """How stage multihop reached the memory over the memory-entity graph."""
+
+    score: float
+    activation: float = Field(description="Summed activation of the entities it shares.")
+    entities: list[SharedEntity]
+
+
 class Why(Output):
     """Why a result is here: recall channels, graph paths, router, health and source."""
 
     kind: Kind
     direct: DirectWhy | None = None
     related: list[RelatedPath] | None = None
+    multihop: MultiHopWhy | None = None
     router: RouterWhy | None = None
     health: HealthWhy
     source: SourceWhy
@@ -275,7 +302,7 @@ class TraceStage(Output):
     """Plus stage-specific counts (vector, lexical, added, merged, near_duplicates_dropped, ...)."""
 
     model_config = {"extra": "allow"}
-    stage: Literal["router", "recall", "expansion", "weighting", "rank"]
+    stage: Literal["router", "recall", "expansion", "multihop", "weighting", "rank"]
     enabled: bool
     in_: NonNegativeInt = Field(alias="in")
     out: NonNegativeInt

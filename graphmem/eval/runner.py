@@ -36,7 +36,7 @@ from graphmem.eval.metrics import edge_key
 from graphmem.ingest.bulk import add_in_chunks
 
 BUILTIN_RECIPES = ("lexical", "vector", "hybrid", "hybrid_context", "hybrid_expansion", "default")
-STAGE_NAMES = ("router", "recall", "expansion", "weighting", "rank")
+STAGE_NAMES = ("router", "recall", "expansion", "multihop", "weighting", "rank")
 LOW_HEALTH = 0.5
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from graphmem.config import Settings
 from graphmem.errors import ConflictError
+from graphmem.ingest.entities import extract_entities
 from graphmem.ingest.health import assess_health, health_score, kept_penalties
 from graphmem.ingest.source import source_weight
 from graphmem.ingest.timeref import memory_time, resolve_memory_times
@@ -38,6 +39,7 @@ def build_memory(settings: Settings, inp: MemoryInput, embedding: np.ndarray | N
         topics=extract_topics(inp.content, settings.topics), thread=inp.thread, seq=inp.seq,
         valid_from=inp.valid_from, superseded_by=current.superseded_by if current is not None else None)
     mem.times = memory_times(settings, mem)
+    mem.entities = extract_entities(inp.content, settings.entities)
     if mem.valid_until is not None and mem.valid_until <= mem.effective_valid_from:
         raise ConflictError(f"valid_until {mem.valid_until} is not after valid_from "
                             f"{mem.effective_valid_from} (valid_from, else created_at)", field="valid_until")

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from graphmem.ingest.build import memory_times
 from graphmem.ingest.context import IngestContext
+from graphmem.ingest.entities import extract_entities
 from graphmem.ingest.health import assess_health, health_score, kept_penalties
 from graphmem.ingest.linking import reason_labels, reweigh
 from graphmem.ingest.source import source_weight
@@ -21,10 +22,11 @@ def rescore(ingestor: IngestContext, namespace: str | None = None) -> dict[str, 
     their automatic edges from the stored reasons under the current edge rules and tag counts
     (tags grow common after an edge is made). Extracted topics are re-derived under ``[topics]``
     (a store written before topics gains them) and a memory whose topics change is re-linked; its
-    relative time phrases are re-resolved under ``[time]`` (``ingest/timeref.py``).
+    relative time phrases are re-resolved under ``[time]`` (``ingest/timeref.py``) and its entity
+    mentions re-extracted under ``[entities]`` (their MENTIONS links follow the row).
     Nothing is deleted but edges that no longer qualify."""
     settings, store = ingestor.settings, ingestor.store
-    changed = seen = retokenised = reweighed = dropped = retopiced = retimed = 0
+    changed = seen = retokenised = reweighed = dropped = retopiced = retimed = reentitied = 0
     for ns in [namespace] if namespace else store.namespaces():
         for batch in store.iter_memories(ns):
             updates, resaves, relinks = [], [], []
@@ -41,15 +43,18 @@ def rescore(ingestor: IngestContext, namespace: str | None = None) -> dict[str, 
                 new = replace(mem, term_counts=terms, topics=topics, health=health, health_reasons=reasons,
                               source_weight=weight)
                 new.times = memory_times(settings, new)
+                new.entities = extract_entities(mem.content, settings.entities)
                 retimed += new.times != mem.times
+                reentitied += new.entities != mem.entities
                 if topics != mem.topics:
                     relinks.append((mem, new))
-                elif terms != mem.term_counts or new.times != mem.times:
+                elif terms != mem.term_counts or new.times != mem.times or new.entities != mem.entities:
                     resaves.append(new)
                 if (health, [r.to_dict() for r in reasons], weight) != (
                         mem.health, [r.to_dict() for r in mem.health_reasons], mem.source_weight):
                     changed += 1
-                    if terms == mem.term_counts and topics == mem.topics and new.times == mem.times:
+                    if (terms == mem.term_counts and topics == mem.topics and new.times == mem.times
+                            and new.entities == mem.entities):
                         updates.append((mem.id, health, reasons, weight))
             with ingestor.serial():
                 if updates:
@@ -67,7 +72,8 @@ def rescore(ingestor: IngestContext, namespace: str | None = None) -> dict[str, 
             reweighed += len(upserts)
             dropped += len(removals)
     return {"memories": seen, "changed": changed, "terms_updated": retokenised, "topics_updated": retopiced,
-            "times_updated": retimed, "edges_reweighted": reweighed, "edges_removed": dropped}
+            "times_updated": retimed, "entities_updated": reentitied, "edges_reweighted": reweighed,
+            "edges_removed": dropped}
 
 
 def reweigh_edges(ingestor: IngestContext, namespace: str, ids: list[str]) -> tuple[list[Edge], list[Edge]]:

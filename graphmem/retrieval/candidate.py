@@ -3,7 +3,8 @@
 Each stage explains what it did to a candidate in the contract's typed ``why`` parts
 (``contract/responses.py``): recall its ``DirectWhy``, expansion its ``RelatedPath``s, the router
 its ``RouterWhy``, weighting its ``HealthWhy`` and ``SourceWhy``, rank its ``SupersessionWhy``,
-stage time its ``TimeBoost``. ``explain`` assembles them into the result's ``Why``."""
+stage time its ``TimeBoost``, stage multihop its ``MultiHopWhy``. ``explain`` assembles them
+into the result's ``Why``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from graphmem.contract.responses import (
     DirectWhy,
     HealthPenalty,
     HealthWhy,
+    MultiHopWhy,
     RelatedPath,
     ResolvedTime,
     RouterWhy,
@@ -38,6 +40,7 @@ class Candidate:
     merged_duplicates: list[str] = field(default_factory=list)
     supersession: SupersessionWhy | None = None  # moved below its successor, pulled in for, candidates
     time: TimeBoost | None = None               # how the query's date boosted it (stage time)
+    multihop: MultiHopWhy | None = None         # the entities it shares with the seeds or the query
 
     @property
     def kind(self) -> str:
@@ -54,6 +57,8 @@ class Candidate:
             parts["direct"] = self.direct
         if self.related:
             parts["related"] = self.related
+        if self.multihop:
+            parts["multihop"] = self.multihop
         if self.router:
             parts["router"] = self.router
         parts["health"] = self.health or HealthWhy(

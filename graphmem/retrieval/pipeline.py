@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.config import SearchConfig, SupersedeSettings, TimeSettings
+from graphmem.config import EntitySettings, SearchConfig, SupersedeSettings, TimeSettings
 from graphmem.model import MemoryFilter, utcnow_iso
 from graphmem.retrieval.candidate import Candidate
 from graphmem.retrieval.expansion import ExpansionStage
+from graphmem.retrieval.multihop import MultiHopStage
 from graphmem.retrieval.overlap import Overlap
 from graphmem.retrieval.rank import RankStage
 from graphmem.retrieval.recall_stage import RecallStage, query_vector
@@ -50,12 +51,15 @@ class SearchOutcome:
     expansion_added: list[Candidate] = field(default_factory=list)
 
 
-def default_plan(supersede: SupersedeSettings | None, time: TimeSettings | None) -> list[tuple[str, list[Stage]]]:
-    """graphmem's stages in their rows: what the router names boosts the recalled candidates, and
-    expansion seeds from their boosted scores before health, source and the query's date weigh them."""
+def default_plan(supersede: SupersedeSettings | None, time: TimeSettings | None,
+                 entities: EntitySettings | None = None) -> list[tuple[str, list[Stage]]]:
+    """graphmem's stages in their rows: what the router names boosts the recalled candidates,
+    expansion and multi-hop seed from their boosted scores before health, source and the query's
+    date weigh them."""
     return [("router", [RouterStage()]),
             ("recall", [RecallStage(), RouterBoostStage(), RecencyStage()]),
             ("expansion", [ExpansionStage()]),
+            ("multihop", [MultiHopStage(entities)]),
             ("weighting", [HealthStage(), SourceStage(), TimeStage(time)]),
             ("rank", [RankStage(supersede)])]
 
@@ -63,12 +67,12 @@ def default_plan(supersede: SupersedeSettings | None, time: TimeSettings | None)
 class SearchPipeline:
     def __init__(self, store: MemoryStore, embedder, clock=utcnow_iso, overlap_workers: int = 0,
                  supersede: SupersedeSettings | None = None, time: TimeSettings | None = None,
-                 plan: Plan | None = None):
+                 entities: EntitySettings | None = None, plan: Plan | None = None):
         self.store = store
         self.embedder = embedder
         self.clock = clock
         self.overlap = Overlap(overlap_workers)
-        self.plan: Plan = plan if plan is not None else default_plan(supersede, time)
+        self.plan: Plan = plan if plan is not None else default_plan(supersede, time, entities)
 
     def close(self) -> None:
         self.overlap.close()

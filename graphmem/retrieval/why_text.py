@@ -26,6 +26,8 @@ def why_parts(why: dict[str, Any], max_paths: int = 2) -> list[str]:
     for path in why.get("related", [])[:max_paths]:
         detail = shared_detail(path["reason"])
         parts.append(f"via {path['seed']} {path['edge']} w={path['weight']:.2f} {detail}")
+    for shared in (why.get("multihop") or {}).get("entities", [])[:max_paths]:
+        parts.append(shared["reason"])
     return parts + penalty_parts(why)
 
 

@@ -138,6 +138,12 @@ class MemoryStore(Protocol):
     def category_members_many(self, namespace: str, categories: list[str], limit: int) -> dict[str, list[str]]:
         """``category_members`` for many categories in one call: category -> ids, same order."""
 
+    def entity_members(self, namespace: str, entities: list[str], limit: int) -> dict[str, list[str]]:
+        """Per entity key, the ids of the newest ``limit`` memories mentioning it (MENTIONS)."""
+
+    def entity_counts(self, namespace: str, entities: list[str]) -> dict[str, int]:
+        """How many memories mention each entity key (0: none)."""
+
     def tag_counts(self, namespace: str, tags: list[str]) -> dict[str, int]:
         """How many memories carry each tag (for tag rarity and the router)."""
 

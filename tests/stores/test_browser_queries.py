@@ -132,6 +132,22 @@ def check_hubs_by_degree(ctx):
     assert rows[0]["at_cap_types"] == ["SHARES_TAG"] and rows[1]["at_cap_types"] == ["RELATED"]
 
 
+def check_entity_memories(ctx):
+    ns = ctx.ns
+    dog = [{"entity": "dog", "kind": "phrase", "quote": q} for q in ("dogs", "dog", "Dogs")]
+    ctx.store.save_batch([Memory(id=f"en{i}", namespace=ns, content=f"{dog[i]['quote']} {i}",
+                                 content_hash=f"hen{i}", created_at=f"2025-02-0{i + 1}T00:00:00.000000Z",
+                                 updated_at="2025-02-09T00:00:00.000000Z", embedding=unit(30 + i),
+                                 term_counts={"dog": 1}, entities=[dog[i]]) for i in range(3)], [], [])
+    rows = run(ctx, "entity_memories", entity="dog", limit=100)
+    assert [(r["id"], r["quote"]) for r in rows] == [("en2", "Dogs"), ("en1", "dog"), ("en0", "dogs")]
+    assert rows[0]["e"]["key"] == "dog" and rows[0]["content"] == "Dogs 2"
+    assert [r["id"] for r in run(ctx, "entity_memories", entity="dog", limit=1)] == ["en2"]
+    ctx.store.delete_memory(ns, "en2")
+    assert [r["id"] for r in run(ctx, "entity_memories", entity="dog", limit=100)] == ["en1", "en0"]
+    assert run(ctx, "entity_memories", entity="cat", limit=100) == []
+
+
 CHECKS = {name.removeprefix("check_"): fn for name, fn in globals().items() if name.startswith("check_")}
 
 

@@ -60,6 +60,9 @@ export function whyTable(why) {
     rows.push(["seed · edge", `${p.seed} · ${p.edge} (weight ${num(p.weight)}, score ${num(p.score)})`]);
     rows.push(["edge reason", json(p.reason)]);
   }
+  for (const e of (why.multihop && why.multihop.entities) || []) {
+    rows.push(["shared entity", `${e.reason} (rarity ${num(e.weight)}, score ${num(why.multihop.score)})`]);
+  }
   if (why.router) rows.push(["router boost", `${num(why.router.boost)} (${[...why.router.tags, why.router.category].filter(Boolean).join(", ")})`]);
   rows.push(["health", `${num(why.health.score)} → ×${num(why.health.multiplier)}${why.health.applied ? "" : " (off)"}`]);
   for (const p of why.health.penalties) rows.push(["health penalty", `${p.rule} −${num(p.penalty)}: ${p.detail}`]);
@@ -100,10 +103,21 @@ export function resultCard(r) {
 /** A resolved time phrase: `"last week" = the week before 9 June 2023 (2023-05-29/2023-06-04)`. */
 const timeWords = (t) => `"${t.phrase}" = ${t.text} (${t.value})`;
 
+/** An entity the memory mentions: its key, and the span it comes from when that reads differently. */
+const entityWords = (e) => (e.quote.toLowerCase() === e.entity ? e.entity : `${e.entity} ("${e.quote}")`);
+
+/** A field's value in words: resolved times and entities read as phrases, the rest as JSON. */
+function fieldWords(k, v) {
+  if (v === null) return "—";
+  if (k === "times" && Array.isArray(v)) return v.map(timeWords).join("; ") || "—";
+  if (k === "entities" && Array.isArray(v)) return v.map(entityWords).join("; ") || "—";
+  return json(v);
+}
+
 export function memoryTable(m) {
   return el("table", { class: "fields" }, Object.entries(m).map(([k, v]) =>
     el("tr", { dataset: { field: k } }, el("th", {}, k), el("td", { class: k === "content" ? "content" : "" },
-      v === null ? "—" : k === "times" && Array.isArray(v) ? (v.map(timeWords).join("; ") || "—") : json(v)))));
+      fieldWords(k, v)))));
 }
 
 export function healthReasons(m) {

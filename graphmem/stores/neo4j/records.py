@@ -56,6 +56,7 @@ def memory_props(mem: Memory) -> dict[str, Any]:
         "superseded_by": mem.superseded_by,
         "valid_start": mem.effective_valid_from,        # what as_of compares (memory_valid_start)
         "times": json.dumps(mem.times),                 # resolved time phrases (ingest/timeref.py)
+        "entities": json.dumps(mem.entities),           # entity mentions; their MENTIONS links (upsert)
     }
 
 
@@ -82,7 +83,8 @@ def to_memory(p: dict[str, Any]) -> Memory:
         near_duplicate_of=p.get("near_duplicate_of"),
         evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [],
         thread=p.get("thread"), seq=p.get("seq"), valid_from=p.get("valid_from"),
-        superseded_by=p.get("superseded_by"), times=loads(p["times"]) if p.get("times") else [])
+        superseded_by=p.get("superseded_by"), times=loads(p["times"]) if p.get("times") else [],
+        entities=loads(p["entities"]) if p.get("entities") else [])
 
 
 def to_memories(maps: list[dict[str, Any]]) -> dict[str, Memory]:

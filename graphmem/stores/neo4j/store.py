@@ -26,6 +26,7 @@ from graphmem.stores.base import iter_pages
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.admin import AdminMixin
 from graphmem.stores.neo4j.connection import _TYPES, _rows
+from graphmem.stores.neo4j.entities import EntitiesMixin
 from graphmem.stores.neo4j.reads import ReadsMixin
 from graphmem.stores.neo4j.records import edge_param, memory_props
 from graphmem.stores.neo4j.search import SearchMixin
@@ -53,7 +54,7 @@ def _edge_namespaces(*edge_lists: Sequence[Edge]) -> list[str]:
     return sorted({e.namespace for edges in edge_lists for e in edges})
 
 
-class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
+class Neo4jStore(AdminMixin, EntitiesMixin, SearchMixin, ReadsMixin):
     kind = "neo4j"
 
     # -- writes ------------------------------------------------------------------------
@@ -93,7 +94,8 @@ class Neo4jStore(AdminMixin, SearchMixin, ReadsMixin):
             if self.dim and props["embedding"] is not None and len(props["embedding"]) != self.dim:
                 raise ValidationError(f"embedding has {len(props['embedding'])} dimensions; the store holds "
                                       f"{self.dim}-dim embeddings", field="embedding")
-            rows.append({"id": mem.id, "props": props, "tags": sorted(set(mem.index_labels))})
+            rows.append({"id": mem.id, "props": props, "tags": sorted(set(mem.index_labels)),
+                         "entities": mem.entities})
             term_df.update(props["term_keys"])
             categories.update([mem.category] if mem.category else [])
             length += props["doc_length"]

@@ -16,14 +16,14 @@ from graphmem.model import EDGE_TYPES, HEALTH_BINS, WINDOW_NAMESPACE_PREFIX, Sto
 from graphmem.private_files import loose_modes, private_file
 from graphmem.stores.base import check_model
 from graphmem.stores.sqlite import integrity, validity, vector_log
-from graphmem.stores.sqlite.connection import SQLiteBase
+from graphmem.stores.sqlite.entities import EntitiesMixin
 from graphmem.stores.sqlite.lexical import LexicalIndex
 from graphmem.stores.sqlite.vectors import VectorCache
 
 SCHEMA = Path(__file__).with_name("schema.sql").read_text()
 
 
-class AdminMixin(SQLiteBase):
+class AdminMixin(EntitiesMixin):
     def ensure_schema(self, model_id: str, dim: int, reindexing: bool = False) -> None:
         with self._locked():        # idempotent statements, each its own transaction
             self.db.executescript(SCHEMA)
@@ -33,6 +33,7 @@ class AdminMixin(SQLiteBase):
             self._add_topics_column()
             self._add_thread_columns()
             self._add_times_column()
+            self._add_entities_column()
             validity.add_columns(self)
             if "label_counts" not in rows:
                 self._backfill_label_counts()

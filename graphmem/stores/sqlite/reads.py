@@ -12,7 +12,7 @@ from graphmem.stores.sqlite.search import filter_sql
 _COLUMNS = ("namespace, id, content, content_hash, tags_json, category, source, reason, metadata_json, "
             "created_at, updated_at, valid_until, expires_at, embedding, health, health_reasons_json, "
             "source_weight, term_counts_json, doc_length, near_duplicate_of, evidence_json, topics_json, "
-            "thread, seq, thread_pos, valid_from, superseded_by, valid_start, times_json")
+            "thread, seq, thread_pos, valid_from, superseded_by, valid_start, times_json, entities_json")
 
 # A list sort (model.LIST_SORTS) -> its column and direction (ties: id, the same way).
 _LIST_KEYS = {"created": ("created_at", "ASC"), "-created": ("created_at", "DESC"), "health": ("health", "ASC"),
@@ -25,7 +25,7 @@ class ReadsMixin(SQLiteBase):
     def _row_to_memory(row: tuple) -> Memory:
         (namespace, id_, content, chash, tags, category, source, reason, metadata, created, updated,
          valid_until, expires_at, emb, health, reasons, weight, terms, _len, near_dup, evidence, topics,
-         thread, seq, _pos, valid_from, superseded_by, _start, times) = row
+         thread, seq, _pos, valid_from, superseded_by, _start, times, entities) = row
         return Memory(
             id=id_, namespace=namespace, content=content, content_hash=chash, tags=loads(tags),
             category=category, source=source, reason=reason, metadata=loads(metadata),
@@ -35,7 +35,7 @@ class ReadsMixin(SQLiteBase):
             term_counts=loads(terms), near_duplicate_of=near_dup,
             evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [],
             thread=thread, seq=seq, valid_from=valid_from, superseded_by=superseded_by,
-            times=loads(times) if times else [])
+            times=loads(times) if times else [], entities=loads(entities) if entities else [])
 
     def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]:
         """By id, each chunk of 500 in id order (the order SQLite returns an ``IN`` list in), rows

@@ -97,3 +97,25 @@ CREATE TABLE IF NOT EXISTS edges (
     PRIMARY KEY (namespace, a, b, type)
 );
 CREATE INDEX IF NOT EXISTS edges_b ON edges (namespace, b, type);
+
+-- Entity mentions (ingest/entities.py): one row per (entity, memory), derived from
+-- memories.entities_json by the triggers of stores/sqlite/entities.py (created once the column
+-- exists), so every write, update, delete and namespace drop keeps them exact. entity_counts
+-- holds how many memories mention each entity (its frequency, which weighs it down).
+CREATE TABLE IF NOT EXISTS memory_entities (
+    namespace TEXT NOT NULL,
+    entity TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    quote TEXT NOT NULL,
+    PRIMARY KEY (namespace, entity, memory_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memory_entities_recent ON memory_entities (namespace, entity, created_at, memory_id);
+CREATE INDEX IF NOT EXISTS memory_entities_member ON memory_entities (namespace, memory_id);
+CREATE TABLE IF NOT EXISTS entity_counts (
+    namespace TEXT NOT NULL,
+    entity TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (namespace, entity)
+) WITHOUT ROWID;

@@ -141,7 +141,7 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
         self._remove_row(db, mem.namespace, mem.id)
         if replace_edges:
             self._delete_edges_of(db, mem.namespace, mem.id)
-        db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 29)})", (
+        db.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({','.join('?' * 30)})", (
             mem.namespace, mem.id, mem.content, mem.content_hash, json.dumps(mem.tags), mem.category,
             mem.source, mem.reason, json.dumps(mem.metadata), mem.created_at, mem.updated_at,
             mem.valid_until, mem.expires_at,
@@ -150,7 +150,7 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
             mem.doc_length, mem.near_duplicate_of,
             None if mem.evidence is None else json.dumps(mem.evidence), json.dumps(mem.topics),
             mem.thread, mem.seq, mem.thread_pos, mem.valid_from, mem.superseded_by, mem.effective_valid_from,
-            json.dumps(mem.times)))
+            json.dumps(mem.times), json.dumps(mem.entities)))
         db.executemany("INSERT INTO memory_tags VALUES (?, ?, ?, ?)",
                        [(mem.namespace, t, mem.id, mem.created_at) for t in mem.index_labels])
         return vector_log.record(db, mem.namespace, mem.id, self.vector_log_keep)
