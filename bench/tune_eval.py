@@ -6,9 +6,10 @@ on the same store through ``Graphmem.search_outcome(params=...)`` and one row is
 overall recall@5/@10, nDCG@10, MRR, the hard subset's recall@10 (LoCoMo multi-hop =
 category 1; fixture = needs_related) and the low-health-above-relevant count.
 
-Every variant spells out the knobs it tests, so a row does not silently change when
-``graphmem/defaults.toml`` changes; ``shipped`` = the values before tuning, ``tuned`` = the
-values now in defaults.toml.
+The grids are data: ``bench/grids/search.json`` (``--grid``) and ``bench/grids/edges.json``
+(``--edges``), read through ``bench/tune_grids.py``. Every variant spells out the knobs it tests, so
+a row does not silently change when ``graphmem/defaults.toml`` changes; ``shipped`` = the values
+before tuning, ``tuned`` = the values now in defaults.toml.
 
     python -m bench.tune_eval --dataset both --grid quick
     python -m bench.tune_eval --dataset locomo --only conv-26 --grid full

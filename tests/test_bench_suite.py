@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from dataclasses import fields
@@ -89,9 +90,10 @@ def test_no_docs_page_generator_or_test_reads_the_archive():
     readers = [*(ROOT / "docs").rglob("*.md"), *(ROOT / "tools").glob("*.py"), *(ROOT / "tests").rglob("*.py"),
                ROOT / "README.md", ROOT / "mkdocs.yml"]
     this = Path(__file__).resolve()
+    cited = re.compile(r"results/archive/[\w./-]*\w\.\w+")      # a file in it (the folder may be named)
     for path in readers:
         if path.resolve() != this:
-            assert "results/archive" not in path.read_text(errors="replace"), path
+            assert not cited.search(path.read_text(errors="replace")), path
     for stem in (p.name for p in archive.iterdir() if p.name != "README.md"):
         for path in [*(ROOT / "docs").rglob("*.md"), *(ROOT / "tools").glob("*.py")]:
             assert stem not in path.read_text(errors="replace"), (stem, path)

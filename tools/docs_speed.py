@@ -35,13 +35,25 @@ def _met(ok: bool) -> str:
     return "met" if ok else "**not met**"
 
 
-def _source(name: str, d: dict) -> str:
+def _run(d: dict) -> tuple[str, str, float] | None:
+    """Command, commit and load average at the start of a saved result: ``provenance`` as
+    ``bench.meta.write_result`` saves it, or ``facts`` as older results carry it."""
+    if isinstance(d.get("provenance"), dict) and "loadavg" in d["provenance"]:
+        prov = d["provenance"]
+        return prov["command"], prov["commit"], prov["loadavg"][0]
     facts = d.get("facts")
     if not facts:
+        return None
+    return facts["command"], facts["git_commit"], facts["machine"]["loadavg_at_start"][0]
+
+
+def _source(name: str, d: dict) -> str:
+    run = _run(d)
+    if run is None:
         return f"`bench/results/{name}` (an earlier version: no command or commit saved)"
-    landed = d.get("commits_landed_as", {}).get(facts["git_commit"], facts["git_commit"])
-    load = facts["machine"]["loadavg_at_start"][0]
-    command = re.sub(r"--note '[^']*'", "--note '...'", facts["command"])   # the note is in the file
+    command, commit, load = run
+    landed = d.get("commits_landed_as", {}).get(commit, commit)
+    command = re.sub(r"--note '[^']*'", "--note '...'", command)   # the note is in the file
     return f"`{command}` at {landed[:7]}, load {load:.1f} at start; `bench/results/{name}`"
 
 
@@ -144,7 +156,7 @@ def insert_sequential(d: dict) -> list[tuple[str, str]]:
              f"ratio {_spread(d['insert_ratio_rounds'])} (round against round); mean per insert "
              + ", ".join(f"{m:.0f}" for m in means[low]) + f" ms at {low:,}, "
              + ", ".join(f"{m:.0f}" for m in means[high]) + f" ms at {high:,}: the machine's load rose from "
-             f"{d['facts']['machine']['loadavg_at_start'][0]:.0f} to {d['loadavg_at_end'][0]:.0f} meanwhile")]
+             f"{(_run(d) or ('', '', 0.0))[2]:.0f} to {d['loadavg_at_end'][0]:.0f} meanwhile")]
 
 
 def ingest(d: dict) -> list[tuple[str, str]]:
