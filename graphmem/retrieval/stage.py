@@ -7,16 +7,22 @@ facts on its trace row; the pipeline (``pipeline.py``) only orders the stages, a
 this request runs it (``enabled``) and times and records the rows:
 
     for row_name, stages in plan:
-        with trace.stage(row_name, any(stage.enabled(search) for stage in stages)) as row:
-            for stage in stages:
-                stage.run(search, row) if stage.enabled(search) else stage.skip(search, row)
+        with trace.stage(row_name, False) as row:
+            for stage in stages:          # asked when its turn comes: it sees what earlier stages did
+                if stage.enabled(search):
+                    row.enabled = True
+                    stage.run(search, row)
+                else:
+                    stage.skip(search, row)
 
-Several stages may share a trace row (health, source and time report on ``weighting``). A stage
+Several stages may share a trace row (health, source and time report on ``weighting``; the router
+boost and recency on ``recall``); a row is enabled when any of its stages ran. A stage
 holds no per-request state: one instance serves every search at once, so what a stage finds goes
 on the ``Search`` (or in its candidates' ``why``), never on ``self``.
 
 Writing a stage: subclass ``Stage`` (for ``skip``'s default), set ``name``, implement ``enabled``
-and ``run``; put it in the pipeline's plan at its place.
+and ``run``; put it in its row of ``pipeline.default_plan`` (or pass a plan to ``SearchPipeline``).
+``tests/test_search_stages.py`` adds one to the weighting row.
 """
 
 from __future__ import annotations
