@@ -33,7 +33,8 @@ FEATURE_GRIDS = {"cv-multihop": "Multi-hop levers", "cv-default": "The default r
                  "cv-recall": "Recall levers (full-text term selection, fusion, pool sizes)",
                  "cv-keys": "Reciprocal-rank fusion per recall key",
                  "cv-threaded": "The memory key's fusion in searches over threads",
-                 "cv-rrf": "rrf_k and context_weight tuned per fold"}
+                 "cv-rrf": "rrf_k and context_weight tuned per fold",
+                 "cv-entities": "Entities: stage multihop tuned per fold, and a list question's thread spread"}
 CATEGORIES = ["multi_hop", "temporal", "open_domain", "single_hop"]
 
 

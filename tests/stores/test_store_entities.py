@@ -57,3 +57,20 @@ def test_a_memory_without_entities_reads_back_empty(ctx):
                            created_at="2025-03-01T00:00:00.000000Z", updated_at="2025-03-01T00:00:00.000000Z"))
     assert ctx.store.get_memories(ctx.ns, ["bare"])["bare"].entities == []
     assert ctx.store.entity_members(ctx.ns, ["x"], 5) == {"x": []}
+
+
+def test_check_finds_and_repair_rebuilds_broken_mention_rows(sqlite_store):
+    """SQLite is the source of truth: a MENTIONS row or count out of step with the memory row is a
+    ``graphmem check`` finding, and ``recount`` (check --repair) rebuilds them from the rows."""
+    ns = "check-entities"
+    save(sqlite_store, mem(ns, "a", t=1, entities=[AUDREY, DOG]), mem(ns, "b", t=2, entities=[DOG]))
+    assert sqlite_store.integrity(ns) == []
+    with sqlite_store._write() as db:
+        db.execute("DELETE FROM memory_entities WHERE namespace = ? AND memory_id = 'a' AND entity = 'dog'", (ns,))
+        db.execute("UPDATE entity_counts SET n = 7 WHERE namespace = ? AND entity = 'audrey'", (ns,))
+    found = {kind: ids for kind, _msg, ids in sqlite_store.integrity(ns)}
+    assert found == {"memory_entities": ["a"], "entity_counts": ["audrey", "dog"]}
+    sqlite_store.recount(ns)
+    assert sqlite_store.integrity(ns) == []
+    assert sqlite_store.entity_members(ns, ["dog"], 10) == {"dog": ["b", "a"]}
+    assert sqlite_store.entity_counts(ns, ["audrey", "dog"]) == {"audrey": 1, "dog": 2}

@@ -118,7 +118,7 @@ class AdminMixin(EntitiesMixin):
             loaded = self.vectors.namespaces.get(namespace)
             if loaded is not None:
                 matrix_ids = loaded.snapshot_scores(np.zeros(self.dim, dtype=np.float32))[1]
-        found = integrity.integrity(self.db, namespace, matrix_ids)
+        found = integrity.integrity(self.db, namespace, matrix_ids) + self.entity_findings(namespace)
         if self.lexical is not None:
             wrong = self.lexical.verify(self.db, namespace)
             if wrong:
@@ -138,6 +138,7 @@ class AdminMixin(EntitiesMixin):
         from SQLite (``graphmem check --repair``)."""
         with self._write() as db:
             integrity.recount(db, namespace)
+            self.recount_entities(db, namespace)
         if self.lexical is not None:
             self.lexical.catch_up(block=True, rebuild=True)
 

@@ -47,6 +47,39 @@ class EntitiesMixin(SQLiteBase):
             for statement in TRIGGERS:
                 db.execute(statement)
 
+    def entity_findings(self, namespace: str) -> list[tuple[str, str, list[str]]]:
+        """``graphmem check``: memories whose MENTIONS rows differ from their ``entities_json``, and
+        entity counts that differ from a recount."""
+        wrong = [r[0] for r in self.db.execute(
+            "SELECT m.id FROM memories m WHERE m.namespace = ?1 AND "
+            "(SELECT group_concat(v, char(0)) FROM (SELECT json_extract(value, '$.entity') AS v "
+            " FROM json_each(coalesce(m.entities_json, '[]')) ORDER BY v)) IS NOT "
+            "(SELECT group_concat(entity, char(0)) FROM (SELECT entity FROM memory_entities e "
+            " WHERE e.namespace = ?1 AND e.memory_id = m.id ORDER BY entity))", (namespace,))]
+        stale = [r[0] for r in self.db.execute(
+            "SELECT entity FROM entity_counts c WHERE namespace = ?1 AND n != "
+            "(SELECT count(*) FROM memory_entities e WHERE e.namespace = ?1 AND e.entity = c.entity)",
+            (namespace,))]
+        out = []
+        if wrong:
+            out.append(("memory_entities", f"{len(wrong)} memories' entity rows differ from their entities",
+                        wrong))
+        if stale:
+            out.append(("entity_counts", f"{len(stale)} entity counts differ from a recount", stale))
+        return out
+
+    @staticmethod
+    def recount_entities(db, namespace: str) -> None:
+        """Rebuild the MENTIONS rows and counts of ``namespace`` from its rows (caller's transaction)."""
+        db.execute("DELETE FROM memory_entities WHERE namespace = ?", (namespace,))
+        db.execute("INSERT OR IGNORE INTO memory_entities SELECT m.namespace, json_extract(j.value, '$.entity'), "
+                   "m.id, m.created_at, json_extract(j.value, '$.kind'), json_extract(j.value, '$.quote') "
+                   "FROM memories m, json_each(coalesce(m.entities_json, '[]')) j WHERE m.namespace = ?",
+                   (namespace,))
+        db.execute("DELETE FROM entity_counts WHERE namespace = ?", (namespace,))
+        db.execute("INSERT INTO entity_counts SELECT namespace, entity, count(*) FROM memory_entities "
+                   "WHERE namespace = ? GROUP BY namespace, entity", (namespace,))
+
     def entity_members(self, namespace: str, entities: list[str], limit: int) -> dict[str, list[str]]:
         """Per entity, the ids of the newest ``limit`` memories mentioning it (an index seek each)."""
         out: dict[str, list[str]] = {}
