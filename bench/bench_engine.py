@@ -32,6 +32,7 @@ from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 
 
 def measure_inserts(engine: Graphmem, probes: list[dict]) -> dict:
@@ -141,7 +142,7 @@ def main() -> None:
             ratios = [{"ratio": h["mean_ms"] / lo_["mean_ms"]} for h, lo_ in
                       zip(report["inserts"][high]["rounds"], report["inserts"][low]["rounds"], strict=True)]
             report["insert_ratio_rounds"] = summarize_runs(ratios)["ratio"]
-    report["stats"] = engine.stats("bench")["degree"]
+    report["stats"] = dump(engine.stats("bench"))["degree"]
     report["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(report, indent=2))

@@ -21,6 +21,7 @@ from graphmem.engine import Graphmem
 from graphmem.ingest.bulk import import_jsonl
 from graphmem.model import EDGE_TYPES
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 
 NOW = "2025-03-01T00:00:00.000000Z"
 CAPS = {"max_degree_shares_tag": 3, "max_degree_same_category": 2, "max_degree_overlaps": 3}
@@ -126,7 +127,7 @@ def test_import_overlapping_embedding_writes_the_same_store(tmp_path, embedder):
                                             "ingest": {"import_overlap": overlap}}, use_env=False)
         engine = Graphmem(settings, SQLiteStore(tmp_path / str(overlap)), embedder, clock=lambda: NOW)
         summary = import_jsonl(engine, path, namespace="imp", batch_size=13)
-        outcomes.append((summary, snapshot(engine, "imp"), snapshot(engine, "other"), engine.stats()))
+        outcomes.append((summary, snapshot(engine, "imp"), snapshot(engine, "other"), dump(engine.stats())))
         engine.close()
     assert outcomes[0] == outcomes[1]
     summary = outcomes[0][0]
