@@ -31,6 +31,7 @@ from graphmem.embedding.embedder import load_embedder
 from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 from harness.corpus import make_memories, make_queries
 
 
@@ -142,7 +143,7 @@ def main() -> None:
             ratios = [{"ratio": h["mean_ms"] / lo_["mean_ms"]} for h, lo_ in
                       zip(report["inserts"][high]["rounds"], report["inserts"][low]["rounds"], strict=True)]
             report["insert_ratio_rounds"] = summarize_runs(ratios)["ratio"]
-    report["stats"] = engine.stats("bench")["degree"]
+    report["stats"] = dump(engine.stats("bench"))["degree"]
     report["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     write_result(args.out, report)

@@ -25,6 +25,7 @@ from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 from harness.corpus import make_memories, make_queries
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +74,7 @@ def main() -> None:
         for i in range(0, len(memories), 500):
             eng.add_batch(memories[i:i + 500], ns)
         queries = make_queries(args.queries)
-        degree = {m["id"]: len(eng.neighbors(ns, m["id"], limit=200)["neighbors"]) for m in memories[:400]}
+        degree = {m["id"]: len(dump(eng.neighbors(ns, m["id"], limit=200))["neighbors"]) for m in memories[:400]}
         hubs = sorted(degree, key=degree.get, reverse=True)
         cases = {}
         for name, e in engines.items():

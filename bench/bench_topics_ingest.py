@@ -30,6 +30,7 @@ from graphmem.engine import Graphmem
 from graphmem.eval.dataset import locomo_dir
 from graphmem.ingest import bulk
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 
 CONFIGS = {"off": {"topics": {"enabled": False}},
            "extracted": {"edges": {"topic_tag_weight": 0.0}},
@@ -43,7 +44,7 @@ def import_rate(tmp: Path, embedder, path: Path, n: int, overrides: dict, tag: s
     t0 = time.perf_counter()
     summary = bulk.import_jsonl(engine, path, namespace="bench", batch_size=200)
     seconds = time.perf_counter() - t0
-    edges = engine.stats()["edges"]
+    edges = dump(engine.stats())["edges"]
     engine.close()
     shutil.rmtree(data, ignore_errors=True)
     assert summary["rejected"] == 0, summary["rejections"][:3]

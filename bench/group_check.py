@@ -18,6 +18,7 @@ from graphmem.embedding.prepare import default_cache_root
 from graphmem.engine import Graphmem
 from graphmem.eval.dataset import locomo_dir, read_jsonl
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,7 +39,7 @@ def main() -> None:
         queries = [q for q in read_jsonl(base / "queries_no_adv.jsonl") if q["conversation"] == args.only]
         grouped, with_groups, examples = 0, 0, []
         for q in queries:
-            out = engine.search(q["text"], "c", params={"group_copies": True}, trace=True)
+            out = dump(engine.search(q["text"], "c", params={"group_copies": True}, trace=True))
             n = next(r for r in out["trace"]["stages"] if r["stage"] == "rank").get("copies_grouped", 0)
             grouped += n
             with_groups += bool(n)

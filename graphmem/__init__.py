@@ -3,14 +3,15 @@
 Retrieval returns the matching memory *and* the related skill, config note or rule that lives in
 another record, through a small deterministic and explainable layer after the first search.
 
-The public surface is what ``__all__`` lists; everything else is private and may change::
+The public surface is what ``_EXPORTS`` names (``__all__``); everything else is private and may
+change. Calls answer with the models of ``graphmem.contract.responses``, as the HTTP client does::
 
     import graphmem
 
     with graphmem.open() as gm:          # the per-user store (data_dir="..." picks another)
         gm.add({"content": "Backups of the ledger database rotate every night", "tags": ["backups"]})
-        for hit in gm.search("when do backups run?")["results"]:
-            print(hit["id"], hit["why"])
+        for hit in gm.search("when do backups run?").results:   # a contract.responses.SearchResponse
+            print(hit.id, hit.why)
 
 Names load on first use, so ``import graphmem`` stays cheap for the CLI and the servers.
 """
@@ -28,7 +29,7 @@ _EXPORTS: dict[str, str] = {
     "Graphmem": "graphmem.engine",
     "Settings": "graphmem.config",
     "load_settings": "graphmem.config",
-    "contract": "graphmem.contract",
+    "contract": "graphmem.contract",          # the module: request and response models
     "Memory": "graphmem.model",
     "Edge": "graphmem.model",
     "MemoryFilter": "graphmem.model",
@@ -48,39 +49,15 @@ _EXPORTS: dict[str, str] = {
     "ConfigError": "graphmem.errors",
 }
 
-__all__ = [
-    "__version__",
-    "open",
-    "Graphmem",
-    "Settings",
-    "load_settings",
-    "contract",
-    "Memory",
-    "Edge",
-    "MemoryFilter",
-    "SearchOutcome",
-    "IngestResult",
-    "GraphmemClient",
-    "GraphmemClientError",
-    "GraphmemError",
-    "ValidationError",
-    "EvidenceRejected",
-    "NotFoundError",
-    "ConflictError",
-    "AuthError",
-    "ForbiddenError",
-    "StoreUnavailable",
-    "StoreConfigError",
-    "ConfigError",
-]
+__all__ = ["__version__", *_EXPORTS]
 
-if TYPE_CHECKING:
-    from graphmem._open import open
-    from graphmem.client import GraphmemClient, GraphmemClientError
-    from graphmem.config import Settings, load_settings
-    from graphmem.contract import contract
-    from graphmem.engine import Graphmem
-    from graphmem.errors import (
+if TYPE_CHECKING:      # the same names, for type checkers (the lazy loader gives them at run time)
+    from graphmem import contract  # noqa: F401
+    from graphmem._open import open  # noqa: F401
+    from graphmem.client import GraphmemClient, GraphmemClientError  # noqa: F401
+    from graphmem.config import Settings, load_settings  # noqa: F401
+    from graphmem.engine import Graphmem  # noqa: F401
+    from graphmem.errors import (  # noqa: F401
         AuthError,
         ConfigError,
         ConflictError,
@@ -92,16 +69,17 @@ if TYPE_CHECKING:
         StoreUnavailable,
         ValidationError,
     )
-    from graphmem.ingest.service import IngestResult
-    from graphmem.model import Edge, Memory, MemoryFilter
-    from graphmem.retrieval.pipeline import SearchOutcome
+    from graphmem.ingest.service import IngestResult  # noqa: F401
+    from graphmem.model import Edge, Memory, MemoryFilter  # noqa: F401
+    from graphmem.retrieval.pipeline import SearchOutcome  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    found = import_module(module)
+    value = found if module == f"graphmem.{name}" else getattr(found, name)
     globals()[name] = value
     return value
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from graphmem.config import Settings
+from graphmem.contract import validate_value
+from graphmem.contract.types import Namespace
 from graphmem.errors import AuthError, ConfigError, ForbiddenError, ValidationError
-from graphmem.ingest.validate import validate_namespace
 
 ENV_VAR = "GRAPHMEM_API_KEYS"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -61,7 +62,7 @@ class Principal:
                 return self.namespaces[0]
             raise ValidationError("this key may use several namespaces; name one with 'namespace' ("
                                   + ", ".join(self.namespaces) + ")", field=field)
-        ns = validate_namespace(requested, field)
+        ns: str = validate_value(Namespace, requested, field)
         if not self.may_use(ns):
             raise ForbiddenError(f"this key may not use namespace {ns!r}", field, code="forbidden_namespace")
         return ns
@@ -127,7 +128,7 @@ def _namespaces(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list | tuple) or not value:
         raise ConfigError(f"{where}: namespaces must be a non-empty list", field="api.keys")
     try:
-        return tuple(dict.fromkeys(validate_namespace(ns) for ns in value))
+        return tuple(dict.fromkeys(validate_value(Namespace, ns, "namespace") for ns in value))
     except ValidationError as exc:
         raise ConfigError(f"{where}: {exc.message}", field="api.keys") from None
 

@@ -3,7 +3,8 @@
 Types come from the API contract (``graphmem.contract``): keyword fields are checked against the
 request models' field names before anything is sent, and with ``typed=True`` every JSON answer is
 parsed into its response model (``Memory``, ``SearchResponse``, ``Graph``, ...) instead of a dict.
-Bounds are the server's to enforce (its ``[limits]`` may differ from the defaults). Any non-2xx
+Bounds are the server's to enforce (its ``[limits]`` may differ from the defaults): only field
+names are checked here. Any non-2xx
 answer (and any connection failure, as status 0) raises ``GraphmemClientError`` carrying the
 server's error code, message and offending field.
 """
@@ -17,10 +18,8 @@ from urllib.parse import quote
 import requests
 from pydantic import BaseModel
 
-from graphmem.config import load_settings
-from graphmem.contract import for_limits, responses
-
-_MODELS = for_limits(load_settings(use_env=False).limits)   # field names only: bounds are the server's
+from graphmem.contract import responses
+from graphmem.contract.requests import ListArgs, MemoryInput, MemoryPatch
 
 
 class GraphmemClientError(Exception):
@@ -98,7 +97,7 @@ class GraphmemClient:
     def add(self, content: str, *, namespace: str | None = None, **fields: Any) -> dict[str, Any]:
         """Create a memory; fields: id, tags, category, source, reason, metadata, valid_until, ...
         Returns ``{"status": "created"|"duplicate", "id", "memory", "duplicate_of"?}``."""
-        fields = _known(_MODELS.MemoryInput, fields)
+        fields = _known(MemoryInput, fields)
         body = _drop_none({"content": content, "namespace": self._ns(namespace), **fields})
         return self.request("POST", "/v1/memories", json=body, model=responses.CreateResult)
 
@@ -111,7 +110,7 @@ class GraphmemClient:
                             params={"namespace": self._ns(namespace)}, model=responses.Memory)
 
     def update(self, memory_id: str, namespace: str | None = None, **changes: Any) -> dict[str, Any]:
-        body = _drop_none({**_known(_MODELS.MemoryPatch, changes), "namespace": self._ns(namespace)})
+        body = _drop_none({**_known(MemoryPatch, changes), "namespace": self._ns(namespace)})
         return self.request("PATCH", f"/v1/memories/{self._id(memory_id)}", json=body, model=responses.Memory)
 
     def delete(self, memory_id: str, namespace: str | None = None) -> None:
@@ -124,7 +123,7 @@ class GraphmemClient:
         params = {"namespace": self._ns(namespace), "limit": limit, "cursor": cursor,
                   "tags": ",".join(tags) if tags else None, "category": ",".join(category) if category else None,
                   "source": ",".join(source) if source else None, **filters}
-        return self.request("GET", "/v1/memories", params=_known(_MODELS.ListArgs, params),
+        return self.request("GET", "/v1/memories", params=_known(ListArgs, params),
                             model=responses.MemoryList)
 
     def iter_memories(self, namespace: str | None = None, page_size: int = 200,

@@ -19,6 +19,7 @@ from graphmem.engine import Graphmem
 from graphmem.ingest.chat import ChatExportError, import_chat, read_chat
 from graphmem.ingest.chat.records import segment
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAT = Path(__file__).parent / "fixtures" / "chat"
@@ -133,13 +134,13 @@ def test_cli_imports_each_format_as_threads_and_reimport_is_idempotent(tmp_path,
     assert f"│       0 │ {len(expected):>9} │        0 │" in again
     engine = open_engine(tmp_path, embedder)
     try:
-        assert engine.stats()["memories"] == len(expected)
+        assert dump(engine.stats())["memories"] == len(expected)
         for record in expected:
             stored = engine.get("default", record["id"])
             assert (stored.thread, stored.seq, stored.content) == (record["thread"], record["seq"],
                                                                   record["content"])
         later = expected[1]
-        follows = engine.neighbors("default", later["id"], types=["FOLLOWS"])["neighbors"]
+        follows = dump(engine.neighbors("default", later["id"], types=["FOLLOWS"]))["neighbors"]
         assert expected[0]["id"] in {n["memory"]["id"] for n in follows}
     finally:
         engine.close()
@@ -199,7 +200,7 @@ def test_a_bad_file_names_the_place_and_writes_nothing(tmp_path, embedder, case)
     try:
         with pytest.raises(ChatExportError) as caught:
             import_chat(engine, path, fmt)
-        assert expected in caught.value.message and engine.stats()["memories"] == 0
+        assert expected in caught.value.message and dump(engine.stats())["memories"] == 0
     finally:
         engine.close()
     store = tmp_path / "store"

@@ -17,6 +17,7 @@ from graphmem.engine import Graphmem
 from graphmem.errors import ValidationError
 from graphmem.model import window_namespace
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 from tests.neo4j_server import open_store
 
 TURNS = {
@@ -65,7 +66,7 @@ def test_mentions_are_stored_with_evidence_and_indexed(engine):
     store = engine.store
     assert store.entity_members(ns, ["pottery workshop"], 10) == {"pottery workshop": ["s2-0", "s1-0"]}
     assert store.entity_counts(ns, ["audrey", "girlfriend"]) == {"audrey": 5, "girlfriend": 2}
-    assert engine.search("pottery", ns, k=2)["results"][0]["memory"]["entities"][1]["entity"] == "pottery workshop"
+    assert dump(engine.search("pottery", ns, k=2))["results"][0]["memory"]["entities"][1]["entity"] == "pottery workshop"
 
 
 def test_update_delete_and_rescore_keep_mentions_exact(engine):
@@ -87,9 +88,9 @@ def test_update_delete_and_rescore_keep_mentions_exact(engine):
 def test_multihop_adds_what_an_entity_links_and_says_why(engine):
     ns = seed(engine)
     query = "What has she signed up for?"          # full text finds s1-0 alone ("signed")
-    off = engine.search(query, ns, k=5, recipe="lexical", trace=True)
+    off = dump(engine.search(query, ns, k=5, recipe="lexical", trace=True))
     assert [r["id"] for r in off["results"]] == ["s1-0"]
-    on = engine.search(query, ns, k=5, recipe="lexical", stages={"multihop": True}, trace=True)
+    on = dump(engine.search(query, ns, k=5, recipe="lexical", stages={"multihop": True}, trace=True))
     SearchResponse.model_validate(on)
     ids = [r["id"] for r in on["results"]]
     assert ids[0] == "s1-0" and "s2-0" in ids
@@ -107,13 +108,13 @@ def test_multihop_adds_what_an_entity_links_and_says_why(engine):
 
 def test_query_entities_spread_and_the_walk_is_bounded(engine):
     ns = seed(engine)
-    out = engine.search("Which board game cafe did his girlfriend like?", ns, k=5, recipe="lexical",
-                        stages={"multihop": True}, params={"multihop_max_added": 1}, trace=True)
+    out = dump(engine.search("Which board game cafe did his girlfriend like?", ns, k=5, recipe="lexical",
+                             stages={"multihop": True}, params={"multihop_max_added": 1}, trace=True))
     row = next(r for r in out["trace"]["stages"] if r["stage"] == "multihop")
     assert "girlfriend" in row["query_entities"] and row["list_query"] is True
     assert row["added"] <= 1
-    none = engine.search("board game", ns, k=5, recipe="lexical", stages={"multihop": True},
-                         params={"multihop_max_added": 0}, trace=True)
+    none = dump(engine.search("board game", ns, k=5, recipe="lexical", stages={"multihop": True},
+                              params={"multihop_max_added": 0}, trace=True))
     assert next(r for r in none["trace"]["stages"] if r["stage"] == "multihop")["added"] == 0
 
 
@@ -127,4 +128,4 @@ def test_bad_multihop_values_are_refused(engine, params):
     assert err.value.field and "multihop" in err.value.field
     with pytest.raises(ValidationError):
         engine.search("pottery", ns, stages={"multi_hop": True})
-    assert engine.stats(namespaces=[ns])["memories"] == len(TURNS)
+    assert engine.stats(namespaces=[ns]).memories == len(TURNS)

@@ -6,6 +6,7 @@ from dataclasses import replace
 import pytest
 
 from graphmem.errors import ConflictError, EvidenceRejected, NotFoundError, ValidationError
+from graphmem.views import dump
 
 DEPLOY = {"content": "Deploys of the billing service go through the blue-green pipeline in infra/",
           "tags": ["Billing", " deploy "], "category": "Skills", "source": "memory_tool"}
@@ -26,7 +27,7 @@ def test_exact_duplicate_returns_existing(engine):
     again = engine.add({**DEPLOY, "content": "  deploys of the BILLING service go through the blue-green "
                                             "pipeline in infra/ ", "source": "cron"})
     assert again.status == "duplicate" and again.duplicate_of == first.id
-    assert engine.stats()["memories"] == 1
+    assert dump(engine.stats())["memories"] == 1
 
 
 def test_idempotency_key(engine):
@@ -42,7 +43,7 @@ def test_near_duplicate_is_stored_flagged_and_linked(engine):
     first = engine.add(DEPLOY).memory
     near = engine.add({**DEPLOY, "content": DEPLOY["content"] + " now", "source": "cron"}).memory
     assert near.near_duplicate_of == first.id
-    out = engine.search("how are billing deploys done", k=5)
+    out = dump(engine.search("how are billing deploys done", k=5))
     ids = [r["id"] for r in out["results"]]
     assert first.id in ids and near.id not in ids          # the better-sourced copy is kept
     kept = next(r for r in out["results"] if r["id"] == first.id)
@@ -65,7 +66,7 @@ def test_validation_names_the_field_and_writes_nothing(engine, bad, field):
     with pytest.raises(ValidationError) as err:
         engine.add(bad)
     assert err.value.field == field
-    assert engine.stats()["memories"] == 0
+    assert dump(engine.stats())["memories"] == 0
 
 
 def test_evidence_gate(engine):
@@ -116,12 +117,12 @@ def test_namespaces_isolate_memories_and_edges(engine):
     engine.add({**DEPLOY, "namespace": "agent-a"})
     engine.add({**DEPLOY, "namespace": "agent-b"})       # same content, other namespace: not a duplicate
     engine.add({**DEPLOY, "content": DEPLOY["content"] + " (b)", "namespace": "agent-b"})
-    assert engine.stats("agent-a")["memories"] == 1 and engine.stats("agent-b")["memories"] == 2
+    assert dump(engine.stats("agent-a"))["memories"] == 1 and dump(engine.stats("agent-b"))["memories"] == 2
     for ns in ("agent-a", "agent-b"):
         own = {m.id for batch in engine.store.iter_memories(ns) for m in batch}
         for e in engine.store.edges_of(ns, list(own)):
             assert e.a in own and e.b in own
-        assert all(r["memory"]["namespace"] == ns for r in engine.search("billing deploys", ns)["results"])
+        assert all(r["memory"]["namespace"] == ns for r in dump(engine.search("billing deploys", ns))["results"])
 
 
 def test_stats_derives_totals_and_means_and_merges_namespaces(engine):
@@ -130,16 +131,16 @@ def test_stats_derives_totals_and_means_and_merges_namespaces(engine):
     engine.add({**DEPLOY, "namespace": "agent-b"})
     engine.add({**DEPLOY, "content": DEPLOY["content"] + " (b)", "namespace": "agent-b"})
     engine.add({**DEPLOY, "namespace": "agent-c"})
-    b = engine.stats("agent-b")
+    b = dump(engine.stats("agent-b"))
     assert b["memories"] == 2 and b["edges"]["SHARES_TAG"] == 1
     assert b["degree"]["SHARES_TAG"] == {"max": 1, "mean": 1.0}
-    both = engine.stats(namespaces=["agent-b", "agent-a"])
+    both = dump(engine.stats(namespaces=["agent-b", "agent-a"]))
     assert both["memories"] == 3 and list(both["namespaces"]) == ["agent-a", "agent-b"]
     assert both["degree"]["SHARES_TAG"] == {"max": 1, "mean": round(2 / 3, 4)}
     assert sum(both["health_histogram"].values()) == 3
-    assert engine.stats()["memories"] == 4
+    assert dump(engine.stats())["memories"] == 4
     with pytest.raises(ValidationError):
-        engine.stats(namespaces=["bad namespace!"])
+        dump(engine.stats(namespaces=["bad namespace!"]))
 
 
 def test_rescore_applies_changed_rules(make_engine, tmp_path):
@@ -206,7 +207,7 @@ def test_relation_with_evidence(engine):
     edge = engine.relate("default", a.id, b.id, {"source_text": "Note: billing deploys pause at quarter close.",
                                                  "quote": "billing deploys pause"}, label="blocked_by")
     assert edge.type == "RELATED" and edge.reason["label"] == "blocked_by"
-    assert [n["type"] for n in engine.neighbors("default", a.id)["neighbors"]] == ["RELATED"]
+    assert [n["type"] for n in dump(engine.neighbors("default", a.id))["neighbors"]] == ["RELATED"]
     with pytest.raises(EvidenceRejected):
         engine.relate("default", a.id, b.id, {"source_text": "nothing here", "quote": "billing"})
 

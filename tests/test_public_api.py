@@ -15,6 +15,7 @@ def test_every_public_name_imports():
     missing = [name for name in graphmem.__all__ if getattr(graphmem, name, None) is None]
     assert missing == []
     assert set(graphmem.__all__) <= set(dir(graphmem))
+    assert graphmem.contract.SearchRequest.__name__ == "SearchRequest"      # the contract module itself
 
 
 def test_unknown_name_is_an_attribute_error():
@@ -36,9 +37,11 @@ def test_open_add_search_close(tmp_path):
         gm.add({"id": "backup-rule", "content": "Backups of the ledger database rotate every night",
                 "tags": ["backups"]})
         gm.add({"id": "deploy", "content": "Deploy billing with the release workflow", "tags": ["billing"]})
-        results = gm.search("when do the ledger backups run?", k=2)["results"]
-        assert results[0]["id"] == "backup-rule"
-        assert "direct" in results[0]["why"]
+        found = gm.search("when do the ledger backups run?", k=2)
+        assert isinstance(found, graphmem.contract.responses.SearchResponse)   # what the HTTP client returns
+        assert found.results[0].id == "backup-rule"
+        assert found.results[0].why is not None and found.results[0].why.direct is not None
+        assert isinstance(gm.stats(), graphmem.contract.responses.Stats) and gm.stats().memories == 2
         with pytest.raises(graphmem.NotFoundError):
             gm.get("default", "missing")
         with pytest.raises(graphmem.ValidationError):

@@ -16,6 +16,7 @@ from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
 from graphmem.errors import StoreConfigError
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 
 TEXTS = ["Deploy the billing service with make release.", "The user prefers uv over pip.",
          "Redis runs version 7 on the cache box.", "Alice owns the payments runbook.",
@@ -71,7 +72,7 @@ def test_other_model_is_refused_then_reindex_resumes_and_finishes(tmp_path, embe
     want = bge.embed_documents(TEXTS)
     for i, memory_id in enumerate(ids):
         np.testing.assert_allclose(stored[memory_id].embedding, want[i], atol=1e-6)
-    assert done.search("which package manager does the user like", "ns")["results"][0]["id"] == ids[1]
+    assert dump(done.search("which package manager does the user like", "ns"))["results"][0]["id"] == ids[1]
     assert done.store.model_record() == {"model_id": BGE_SMALL.name, "dimension": 384, "reindex": None}
     assert done.reindex()["up_to_date"] is True
     done.close()

@@ -67,6 +67,13 @@ OTHER = [  # (library call, HTTP request, MCP tool and arguments or None)
                                 "evidence": {"source_text": "x y", "quote": "x"}}),
      ("relate_memories", {"from_id": "{a}", "to_id": "{b}", "weight": 2.0,
                           "evidence": {"source_text": "x y", "quote": "x"}})),
+    (lambda e, a, b: e.relate("default", a, a, {"source_text": "x y", "quote": "x"}),
+     ("post", "/v1/relations", {"from_id": "{a}", "to_id": "{a}",
+                                "evidence": {"source_text": "x y", "quote": "x"}}),
+     ("relate_memories", {"from_id": "{a}", "to_id": "{a}", "evidence": {"source_text": "x y", "quote": "x"}})),
+    (lambda e, a, b: e.search("backups", "default", k=5, params={"expansion_seeds": 10**4}),
+     ("post", "/v1/search", {"query": "backups", "k": 5, "params": {"expansion_seeds": 10**4}}),
+     ("search_memories", {"query": "backups", "k": 5, "params": {"expansion_seeds": 10**4}})),
     (lambda e, a, b: e.list_memories("default", MemoryFilter(), limit=10**6),
      ("get", "/v1/memories?limit=1000000", None), None),
     (lambda e, a, b: e.supersede("default", a, []), ("post", "/v1/supersessions", {"newer": "{a}", "older": []}),
@@ -91,7 +98,8 @@ def _fill(value, a: str, b: str):
 
 
 @pytest.mark.parametrize("call, http, tool", OTHER, ids=["neighbors-limit", "neighbors-type", "graph-hops",
-                                                          "relate-weight", "list-limit", "supersede-none",
+                                                          "relate-weight", "relate-itself", "params-ceiling",
+                                                          "list-limit", "supersede-none",
                                                           "supersede-long-id", "undo-long-id", "history-long-id",
                                                           "candidates-long-id"])
 def test_graph_and_list_calls_are_worded_alike_everywhere(engine, call, http, tool):

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from graphmem.ingest.bulk import import_jsonl
+from graphmem.views import dump
 
 FIXTURE = Path(__file__).parent / "fixtures" / "e2e_agent.jsonl"
 QUERY = "How do I ship a new release of the billing service?"
@@ -28,8 +29,8 @@ WINDOW = {"recall_candidates": 2}
 
 
 def test_expansion_surfaces_related_config_and_rule(agent):
-    hybrid = agent.search(QUERY, k=6, recipe="hybrid", params=WINDOW)
-    full = agent.search(QUERY, k=6, trace=True, params=WINDOW)
+    hybrid = dump(agent.search(QUERY, k=6, recipe="hybrid", params=WINDOW))
+    full = dump(agent.search(QUERY, k=6, trace=True, params=WINDOW))
     assert ids(hybrid)[0] == ids(full)[0] == "skill-deploy-billing"
     assert "config-billing-env" not in ids(hybrid)
     assert "config-billing-env" in ids(full) and "rule-friday" in ids(full)
@@ -43,23 +44,23 @@ def test_expansion_surfaces_related_config_and_rule(agent):
 
 
 def test_low_health_records_never_outrank_healthy_relevant_ones(agent):
-    out = agent.search(QUERY, k=6)
+    out = dump(agent.search(QUERY, k=6))
     top = ids(out)
     for low in ("cmd-restart", "hash-fix"):
         if low in top:
             assert top.index(low) > top.index("skill-deploy-billing")
             assert top.index(low) > top.index("config-billing-env")
-    unweighted = agent.search(QUERY, k=6, stages={"health": False, "source": False})
+    unweighted = dump(agent.search(QUERY, k=6, stages={"health": False, "source": False}))
     assert unweighted["results"][0]["why"]["health"]["applied"] is False
     # low-health memories stay retrievable by id and by explicit request
     assert agent.get("default", "hash-fix").health < 0.6
-    low_only = agent.search("billing deploy", filters={"max_health": 0.59})
+    low_only = dump(agent.search("billing deploy", filters={"max_health": 0.59}))
     assert set(ids(low_only)) == {"cmd-restart", "hash-fix"}
 
 
 @pytest.mark.parametrize("stage", ["router", "lexical", "vector", "expansion", "health", "source"])
 def test_every_stage_can_be_switched_off_and_reports_itself(agent, stage):
-    out = agent.search(QUERY, k=5, stages={stage: False}, trace=True)
+    out = dump(agent.search(QUERY, k=5, stages={stage: False}, trace=True))
     rows = {s["stage"]: s for s in out["trace"]["stages"]}
     if stage in ("lexical", "vector"):
         assert rows["recall"][stage] == 0
@@ -72,9 +73,9 @@ def test_every_stage_can_be_switched_off_and_reports_itself(agent, stage):
 
 
 def test_filters_prune_and_router_boosts_named_tags(agent):
-    out = agent.search("what should I know", filters={"categories": ["preferences"]})
+    out = dump(agent.search("what should I know", filters={"categories": ["preferences"]}))
     assert set(ids(out)) == {"pref-concise", "pref-timezone"}
-    out = agent.search("search config", k=3, trace=True)
+    out = dump(agent.search("search config", k=3, trace=True))
     router_row = out["trace"]["stages"][0]
     assert "search" in router_row["named_tags"] and "config" in router_row["named_tags"]
     assert out["results"][0]["id"] == "config-search-cache"
@@ -82,4 +83,4 @@ def test_filters_prune_and_router_boosts_named_tags(agent):
 
 
 def test_results_are_deterministic(agent):
-    assert agent.search(QUERY, k=8) == agent.search(QUERY, k=8)
+    assert dump(agent.search(QUERY, k=8)) == dump(agent.search(QUERY, k=8))

@@ -13,6 +13,7 @@ from graphmem.engine import Graphmem
 from graphmem.errors import ConflictError, NotFoundError
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 from tests.neo4j_server import open_store, store_settings
 
 REDIS6 = {"id": "redis-6", "content": "The cache cluster runs Redis version 6.2 on three nodes.",
@@ -66,20 +67,20 @@ def test_a_write_supersedes_and_undo_restores_exactly(engine):
     assert [(e.a, e.b, e.weight) for e in edge] == [("redis-7", "redis-6", 1.0)]
     assert edge[0].reason["reason"] == "upgraded in June" and edge[0].reason["prior"]["valid_until"] is None
 
-    hits = engine.search("which Redis version does the cache run?", ns, 5)["results"]
+    hits = dump(engine.search("which Redis version does the cache run?", ns, 5))["results"]
     assert below(hits, "redis-7", "redis-6")
-    current = engine.search("which Redis version does the cache run?", ns, 5,
-                            MemoryFilter(current_only=True))["results"]
+    current = dump(engine.search("which Redis version does the cache run?", ns, 5,
+                            MemoryFilter(current_only=True)))["results"]
     assert "redis-6" not in [h["id"] for h in current]
-    then = engine.search("which Redis version does the cache run?", ns, 5,
-                         MemoryFilter(as_of="2025-03-01T00:00:00Z"))["results"]
+    then = dump(engine.search("which Redis version does the cache run?", ns, 5,
+                         MemoryFilter(as_of="2025-03-01T00:00:00Z")))["results"]
     assert [h["id"] for h in then][:1] == ["redis-6"] and "redis-7" not in [h["id"] for h in then]
 
-    out = engine.unsupersede(ns, "redis-7", "redis-6")
+    out = dump(engine.unsupersede(ns, "redis-7", "redis-6"))
     assert out["memory"] == before and engine.get(ns, "redis-6").to_dict() == before
     assert engine.store.edges_of(ns, ["redis-6"], ["SUPERSEDES"]) == []
     with pytest.raises(NotFoundError):
-        engine.unsupersede(ns, "redis-7", "redis-6")
+        dump(engine.unsupersede(ns, "redis-7", "redis-6"))
 
 
 def test_chains_history_and_cycles(engine):
@@ -87,13 +88,13 @@ def test_chains_history_and_cycles(engine):
     engine.add(REDIS6, ns)
     engine.add(REDIS7, ns)
     engine.add({**REDIS8, "supersedes": ["redis-7"], "reason": "8.0 rollout"}, ns)
-    history = engine.history(ns, "redis-6")
+    history = dump(engine.history(ns, "redis-6"))
     assert [e["memory"]["id"] for e in history["chain"]] == ["redis-6", "redis-7", "redis-8"]
     assert history["current"] == ["redis-8"]
     assert [(link["newer"], link["older"], link["reason"]) for link in history["links"]] == [
         ("redis-7", "redis-6", "upgraded in June"), ("redis-8", "redis-7", "8.0 rollout")]
-    assert engine.history(ns, "redis-8")["chain"] == history["chain"]
-    hits = engine.search("Redis version of the cache cluster", ns, 5)["results"]
+    assert dump(engine.history(ns, "redis-8"))["chain"] == history["chain"]
+    hits = dump(engine.search("Redis version of the cache cluster", ns, 5))["results"]
     assert below(hits, "redis-8", "redis-7") and below(hits, "redis-7", "redis-6") and hits[0]["id"] == "redis-8"
 
     report = engine.check([ns])                                 # a chain is a valid store (no degree cap)
@@ -101,9 +102,9 @@ def test_chains_history_and_cycles(engine):
 
     state = snapshot(engine, ns)
     with pytest.raises(ConflictError):                          # redis-6 -> redis-8 would close a cycle
-        engine.supersede(ns, "redis-6", ["redis-8"])
+        dump(engine.supersede(ns, "redis-6", ["redis-8"]))
     with pytest.raises(ConflictError):                          # already superseded by redis-7
-        engine.supersede(ns, "redis-8", ["redis-6"])
+        dump(engine.supersede(ns, "redis-8", ["redis-6"]))
     assert snapshot(engine, ns) == state
 
 
@@ -128,14 +129,14 @@ def test_as_of_answers_the_state_at_each_instant(engine):
     assert engine.store.edges_of(ns, ["redis-7"], ["SUPERSEDES"])
     for when, redis in AS_OF:
         flt = MemoryFilter(as_of=when)
-        hits = engine.search("which Redis version does the cache cluster run?", ns, 5, flt)["results"]
+        hits = dump(engine.search("which Redis version does the cache cluster run?", ns, 5, flt))["results"]
         assert sorted(h["id"] for h in hits if h["id"].startswith("redis")) == redis, when
         assert ("pg" in [h["id"] for h in hits]) == (when >= "2025-02-01"), when
-        listed = [m.id for m in engine.list_memories(ns, flt)[0]]
+        listed = [m.id for m in engine.list_memories(ns, flt).memories]
         assert sorted(i for i in listed if i.startswith("redis")) == redis, when
     # the same instants with current_only: only what is still current today and was valid then
     current = MemoryFilter(as_of="2025-03-01T00:00:00.000000Z", current_only=True)
-    assert [m.id for m in engine.list_memories(ns, current)[0]] == ["pg"]
+    assert [m.id for m in engine.list_memories(ns, current).memories] == ["pg"]
 
 
 def test_bad_inputs_write_nothing(engine):
@@ -171,9 +172,9 @@ def test_batch_supersedes_earlier_items_and_stored_memories(engine):
     assert (got["redis-6"].superseded_by, got["redis-7"].superseded_by, got["redis-8"].superseded_by) == (
         "redis-7", "redis-8", None)
     assert got["redis-7"].valid_until == "2025-11-01T00:00:00.000000Z"
-    listed = engine.list_memories(ns, MemoryFilter(current_only=True))[0]
+    listed = engine.list_memories(ns, MemoryFilter(current_only=True)).memories
     assert [m.id for m in listed] == ["redis-8"]
-    as_of = engine.list_memories(ns, MemoryFilter(as_of="2025-07-01T00:00:00Z"))[0]
+    as_of = engine.list_memories(ns, MemoryFilter(as_of="2025-07-01T00:00:00Z")).memories
     assert [m.id for m in as_of] == ["redis-7"]
 
 

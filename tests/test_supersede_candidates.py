@@ -14,6 +14,7 @@ from graphmem.errors import NotFoundError
 from graphmem.ingest.supersede_candidates import value_spans
 from graphmem.model import SUPERSEDES
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 from harness.supersede_pairs import load_pairs, memories, score
 from tests.neo4j_server import open_store, store_settings
 
@@ -60,7 +61,7 @@ def test_proposals_listed_with_evidence_and_not_applied(make):
     ns = eng.test_namespace
     for body in (OLD, SAME, NEW):
         eng.add(body, ns)
-    listed = eng.supersede_candidates(ns, "redis-7")["candidates"]
+    listed = dump(eng.supersede_candidates(ns, "redis-7"))["candidates"]
     assert [(c["newer"], c["older"]) for c in listed] == [("redis-7", "redis-6"), ("redis-7", "redis-6b")]
     first = listed[0]
     assert [s["text"] for s in first["older_spans"]] == ["6.2"] and [s["text"] for s in first["newer_spans"]] == [
@@ -69,12 +70,12 @@ def test_proposals_listed_with_evidence_and_not_applied(make):
     assert first["shared"] == ["cache", "redis"] and first["applied"] is False
     assert first["cosine"] >= eng.settings.supersede.min_cosine
     # the older side sees the same proposal; a restatement of the same value is no proposal
-    assert [(c["newer"], c["older"]) for c in eng.supersede_candidates(ns, "redis-6")["candidates"]] == [
+    assert [(c["newer"], c["older"]) for c in dump(eng.supersede_candidates(ns, "redis-6"))["candidates"]] == [
         ("redis-7", "redis-6")]
     assert eng.get(ns, "redis-6").superseded_by is None                 # auto is off: nothing applied
     assert eng.store.edges_of(ns, ["redis-6", "redis-6b"], [SUPERSEDES]) == []
     with pytest.raises(NotFoundError):
-        eng.supersede_candidates(ns, "missing")
+        dump(eng.supersede_candidates(ns, "missing"))
 
 
 def test_auto_applies_the_best_proposal_at_write_time(make):
@@ -83,10 +84,10 @@ def test_auto_applies_the_best_proposal_at_write_time(make):
     eng.add(OLD, ns)
     eng.add(NEW, ns)
     assert eng.get(ns, "redis-6").superseded_by == "redis-7"
-    link = eng.history(ns, "redis-6")["links"]
+    link = dump(eng.history(ns, "redis-6"))["links"]
     assert [(x["newer"], x["older"], x["by"], x["reason"]) for x in link] == [
         ("redis-7", "redis-6", "auto", "version changed: 6.2 -> 7.4")]
-    assert eng.supersede_candidates(ns, "redis-7")["candidates"] == []  # applied: no longer proposed
+    assert dump(eng.supersede_candidates(ns, "redis-7"))["candidates"] == []  # applied: no longer proposed
 
 
 def test_batch_import_applies_proposals_within_the_batch_and_against_the_store(make):
@@ -101,7 +102,7 @@ def test_batch_import_applies_proposals_within_the_batch_and_against_the_store(m
     assert [r.status for r in results] == ["created", "created"]
     assert eng.get(ns, "redis-6").superseded_by == "redis-7"           # against the store
     assert eng.get(ns, "redis-7").superseded_by == "redis-8"           # within the batch
-    links = eng.history(ns, "redis-8")["links"]
+    links = dump(eng.history(ns, "redis-8"))["links"]
     assert [(x["newer"], x["older"], x["by"]) for x in links] == [("redis-7", "redis-6", "auto"),
                                                                   ("redis-8", "redis-7", "auto")]
     off = make()
@@ -114,7 +115,7 @@ def test_candidates_off_lists_nothing(make):
     ns = eng.test_namespace
     eng.add(OLD, ns)
     eng.add(NEW, ns)
-    assert eng.supersede_candidates(ns, "redis-7")["candidates"] == []
+    assert dump(eng.supersede_candidates(ns, "redis-7"))["candidates"] == []
     assert eng.get(ns, "redis-6").superseded_by is None
 
 
@@ -130,7 +131,8 @@ def test_search_shows_proposals_between_results_in_why(make):
     ns = eng.test_namespace
     for body in (OLD, NEW):
         eng.add(body, ns)
-    hits = {h["id"]: h for h in eng.search("which Redis version runs on the cache cluster?", ns, 5)["results"]}
+    found = dump(eng.search("which Redis version runs on the cache cluster?", ns, 5))
+    hits = {h["id"]: h for h in found["results"]}
     # redis-6 is shown, or merged into redis-7 as its near duplicate: either way the shown ones say so
     shown = [i for i in ("redis-6", "redis-7") if i in hits]
     assert "redis-7" in shown and (shown == ["redis-6", "redis-7"]
@@ -141,5 +143,5 @@ def test_search_shows_proposals_between_results_in_why(make):
     off = make(candidates=False)
     for body in (OLD, NEW):
         off.add(body, off.test_namespace)
-    hits = off.search("which Redis version runs on the cache cluster?", off.test_namespace, 5)["results"]
+    hits = dump(off.search("which Redis version runs on the cache cluster?", off.test_namespace, 5))["results"]
     assert all("supersession" not in h["why"] for h in hits)

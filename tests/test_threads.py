@@ -14,6 +14,7 @@ from graphmem.engine import Graphmem
 from graphmem.errors import ValidationError
 from graphmem.model import Edge, window_namespace
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 from tests.neo4j_server import open_store, store_settings
 
 TURNS = ["Alice: I started pottery classes last week.", "Bob: Nice! Where are they?",
@@ -92,14 +93,14 @@ def test_window_recall_says_which_key_matched(engine):
     ns = engine.test_namespace
     add_thread(engine, ns)
     engine.add({"id": "solo", "content": "The deploy script lives in ops/deploy.sh.", "tags": ["ops"]}, ns)
-    out = engine.search("Where does Alice take pottery classes?", ns, k=5)
+    out = dump(engine.search("Where does Alice take pottery classes?", ns, k=5))
     top = {r["id"]: r for r in out["results"]}
     assert "t2" in top, out["results"]
     direct = top["t2"]["why"]["direct"]
     assert "window" in direct["keys"] and direct["window"]["turns"] == ["t0", "t1", "t2", "t3", "t4"]
-    solo = engine.search("deploy script location", ns, k=3)["results"][0]
+    solo = dump(engine.search("deploy script location", ns, k=3))["results"][0]
     assert solo["id"] == "solo" and "window" not in solo["why"]["direct"]
-    off = engine.search("Where does Alice take pottery classes?", ns, k=5, stages={"context": False})
+    off = dump(engine.search("Where does Alice take pottery classes?", ns, k=5, stages={"context": False}))
     assert all("window" not in r["why"].get("direct", {}) for r in off["results"])
 
 
@@ -132,7 +133,7 @@ def test_memories_without_a_thread_get_no_window_or_follows(engine):
                       {"id": "b", "content": "Postgres runs on port 5432 in staging."}], ns)
     assert engine.store.edges_of(ns, ["a", "b"], ["FOLLOWS"]) == []
     assert engine.store.get_memories(window_namespace(ns), ["a", "b"]) == {}
-    stats = engine.stats(ns)
+    stats = dump(engine.stats(ns))
     assert stats["edges"]["FOLLOWS"] == 0 and list(stats["namespaces"]) == [ns]
 
 
@@ -143,12 +144,12 @@ def test_feedback_round_is_off_by_default_and_reported_when_on(engine):
                        "thread": "s2", "seq": 0},
                       {"id": "s2b", "content": "Bob: Does the kiln get hot?", "thread": "s2", "seq": 1}], ns)
     query = "What did Alice make in her pottery class?"
-    plain = engine.search(query, ns, k=7, trace=True)
-    off = engine.search(query, ns, k=7, trace=True, stages={"feedback": False})
+    plain = dump(engine.search(query, ns, k=7, trace=True))
+    off = dump(engine.search(query, ns, k=7, trace=True, stages={"feedback": False}))
     assert [r["id"] for r in plain["results"]] == [r["id"] for r in off["results"]]
     assert all("feedback" not in r["why"]["direct"] for r in plain["results"])
-    on = engine.search(query, ns, k=7, trace=True, stages={"feedback": True},
-                       params={"feedback_seeds": 2, "feedback_terms": 3, "feedback_weight": 0.5})
+    on = dump(engine.search(query, ns, k=7, trace=True, stages={"feedback": True},
+                       params={"feedback_seeds": 2, "feedback_terms": 3, "feedback_weight": 0.5}))
     SearchResponse.model_validate(on)
     row = next(r for r in on["trace"]["stages"] if r["stage"] == "recall")
     assert row["feedback"]["seeds"] == 2 and row["feedback"]["found"] > 0 and row["feedback"]["ms"] >= 0
@@ -156,7 +157,7 @@ def test_feedback_round_is_off_by_default_and_reported_when_on(engine):
     assert any("feedback" in r["why"]["direct"] for r in on["results"])
     assert {r["id"] for r in on["results"]} == {r["id"] for r in plain["results"]}   # 7 turns, k = 7
     with pytest.raises(ValidationError):
-        engine.search(query, ns, params={"feedback_weight": 2.0})
+        dump(engine.search(query, ns, params={"feedback_weight": 2.0}))
 
 
 def test_expansion_threaded_rule_keeps_windowed_seeds_in_bounds(engine):
@@ -165,7 +166,7 @@ def test_expansion_threaded_rule_keeps_windowed_seeds_in_bounds(engine):
     query = "Where does Alice take pottery classes?"
     seen = {}
     for mode in ("all", "outside_window", "off"):
-        out = engine.search(query, ns, k=5, trace=True, params={"expansion_threaded": mode})
+        out = dump(engine.search(query, ns, k=5, trace=True, params={"expansion_threaded": mode}))
         SearchResponse.model_validate(out)
         row = next(r for r in out["trace"]["stages"] if r["stage"] == "expansion")
         paths = [(p["seed"], r["id"]) for r in out["results"] for p in r["why"].get("related", [])]
@@ -177,7 +178,7 @@ def test_expansion_threaded_rule_keeps_windowed_seeds_in_bounds(engine):
     skipped_off, paths_off = seen["off"]
     assert skipped_off >= skipped_out and not paths_off
     with pytest.raises(ValidationError):
-        engine.search(query, ns, params={"expansion_threaded": "sometimes"})
+        dump(engine.search(query, ns, params={"expansion_threaded": "sometimes"}))
 
 
 def test_window_key_recalled_beside_the_memory_key_gives_the_same_answers(engine):
@@ -191,7 +192,8 @@ def test_window_key_recalled_beside_the_memory_key_gives_the_same_answers(engine
     queries = ["Where does Alice take pottery classes?", "what did she make", "pottery bowl garage"]
 
     def answers():
-        return [[(r["id"], r["score"], r["why"]) for r in engine.search(q, ns, k=5)["results"]] for q in queries]
+        return [[(r["id"], r["score"], r["why"]) for r in dump(engine.search(q, ns, k=5))["results"]]
+                for q in queries]
 
     engine.pipeline.overlap = Overlap(2)
     overlapped = answers()
@@ -211,7 +213,7 @@ def test_a_search_over_threads_fuses_the_memory_key_by_threaded_fusion(engine):
     engine.add({"id": "solo", "content": "Alice keeps the pottery studio keys in the blue box."}, ns)
     cfg = engine.settings.recipe("default")
     query = "Where does Alice take pottery classes?"
-    out = engine.search(query, ns, k=6, trace=True)
+    out = dump(engine.search(query, ns, k=6, trace=True))
     recall_row = next(s for s in out["trace"]["stages"] if s["stage"] == "recall")
     assert recall_row["memory_fusion"] == cfg.threaded_fusion == "rrf"
     for result in out["results"]:
@@ -225,7 +227,7 @@ def test_a_search_over_threads_fuses_the_memory_key_by_threaded_fusion(engine):
     # the same memories without threads: the memory key keeps `fusion`, whatever threaded_fusion says
     plain = f"{ns}-plain"
     engine.add_batch([{"id": f"p{i}", "content": c} for i, c in enumerate(TURNS)], plain)
-    runs = [engine.search(query, plain, k=5, trace=True, params={"threaded_fusion": rule})
+    runs = [dump(engine.search(query, plain, k=5, trace=True, params={"threaded_fusion": rule}))
             for rule in ("rrf", "weighted")]
     assert [[(r["id"], r["score"]) for r in run["results"]] for run in runs] == \
         [[(r["id"], r["score"]) for r in runs[0]["results"]]] * 2

@@ -17,6 +17,7 @@ from graphmem.errors import ValidationError
 from graphmem.model import window_namespace
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.text import llm_tokens
+from graphmem.views import dump
 from tests.neo4j_server import open_store, store_settings
 
 STAMP = "2023-05-08T13:56:00"
@@ -58,7 +59,7 @@ def test_phrases_are_stored_with_evidence_and_shown(engine):
     assert first.content[44:53] == "yesterday"
     assert engine.get(ns, "note").times[0]["value"] == "2024-03-07"       # created_at when no message time
     assert engine.get(ns, "s1-1").times == []
-    out = engine.search("When did Caroline go to the support group?", ns, k=3)
+    out = dump(engine.search("When did Caroline go to the support group?", ns, k=3))
     SearchResponse.model_validate(out)
     top = out["results"][0]
     assert top["id"] == "s1-0" and top["memory"]["times"] == first.times
@@ -82,10 +83,10 @@ def test_patch_re_resolves_and_rescore_derives_for_older_rows(engine):
 def test_time_stage_boosts_what_the_query_date_fits(engine):
     ns = seed(engine)
     query = "what happened on 7 May 2023"
-    off = engine.search(query, ns, k=7, stages={"time": False}, trace=True)
+    off = dump(engine.search(query, ns, k=7, stages={"time": False}, trace=True))
     weighting = next(r for r in off["trace"]["stages"] if r["stage"] == "weighting")
     assert "time" not in weighting
-    on = engine.search(query, ns, k=7, trace=True)                  # on by default
+    on = dump(engine.search(query, ns, k=7, trace=True))                  # on by default
     SearchResponse.model_validate(on)
     row = next(r for r in on["trace"]["stages"] if r["stage"] == "weighting")
     assert row["time"]["phrase"] == "7 May 2023" and row["time"]["range"] == "2023-05-07"
@@ -98,8 +99,8 @@ def test_time_stage_boosts_what_the_query_date_fits(engine):
     for r in on["results"]:
         factor = 1.5 if r["id"] in boosted else 1.0
         assert r["score"] == pytest.approx(scores_off[r["id"]] * factor, rel=1e-5)
-    as_of = engine.search("what did we do yesterday", ns, k=7, stages={"time": True}, trace=True,
-                          filters={"as_of": "2023-05-08T20:00:00Z"})
+    as_of = dump(engine.search("what did we do yesterday", ns, k=7, stages={"time": True}, trace=True,
+                          filters={"as_of": "2023-05-08T20:00:00Z"}))
     row = next(r for r in as_of["trace"]["stages"] if r["stage"] == "weighting")
     assert row["time"]["range"] == "2023-05-07"                     # read against as_of, not now
 
@@ -146,4 +147,4 @@ def test_bad_budgets_are_refused_and_nothing_is_written(engine, bad):
     with pytest.raises(ValidationError) as err:
         engine.context("anything", bad, ns)
     assert err.value.field == "max_tokens"
-    assert engine.stats(ns)["memories"] == 0
+    assert dump(engine.stats(ns))["memories"] == 0

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from graphmem.api import create_app
 from graphmem.cli import main
-from graphmem.contract import contract
+from graphmem.contract import MemoryInput, SearchFilters, SearchRequest
 from graphmem.contract.requests import DEFAULT_SOURCE
 from graphmem.mcp.server import GraphmemMcp
 
@@ -33,7 +33,7 @@ def cli_fields(command: click.Command, fields: set[str]) -> dict[str, click.Para
 
 
 def test_add_fields_have_one_name_everywhere(engine):
-    model = contract(engine.settings).MemoryInput
+    model = MemoryInput
     cli = cli_fields(main.commands["add"], set(model.model_fields))
     assert {"content", "tags", "category", "source", "reason", "id", "namespace"} <= set(cli)
     assert "--tag" in cli["tags"].opts, "--tag stays as an alias"
@@ -55,9 +55,8 @@ def test_add_fields_have_one_name_everywhere(engine):
 
 
 def test_search_fields_have_one_name_everywhere(engine):
-    models = contract(engine.settings)
-    model = models.SearchRequest
-    fields = {*model.model_fields, *models.SearchFilters.model_fields}
+    model = SearchRequest
+    fields = {*model.model_fields, *SearchFilters.model_fields}
     cli = cli_fields(main.commands["search"], fields)
     assert {"query", "namespace", "k", "recipe", "tags", "categories", "explain", "trace"} <= set(cli)
     parsed = main.commands["search"].make_context("search", ["a question"]).params

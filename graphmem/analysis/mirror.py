@@ -226,19 +226,19 @@ def mirror_query(engine, namespace: str, query: str, k: int = 10, hops: int = 1,
                  recipe: str | None = None, filters=None, stages=None, params=None,
                  edge_types: Iterable[str] | None = None, per_node: int | None = None,
                  min_weight: float = 0.0) -> nx.MultiGraph:
-    """The neighbourhood of a query's results: ``engine.search_outcome`` (so recipe, stages,
-    params and filters work as in the API), then ``mirror_ids`` around the result ids, with
-    results marked (``mark_results``). ``G.graph`` keeps the query, the recipe, the result
-    dicts (with ``why``) and the trace."""
-    from graphmem.engine import result_dict
+    """The neighbourhood of a query's results: ``engine.search`` (so recipe, stages, params and
+    filters work as in the API), then ``mirror_ids`` around the result ids, with results marked
+    (``mark_results``). ``G.graph`` keeps the query, the recipe, the result dicts (with ``why``)
+    and the trace."""
+    from graphmem.views import dump
 
-    outcome = engine.search_outcome(query, namespace, k, filters=filters, recipe=recipe, stages=stages,
-                                    params=params)
-    results = [result_dict(c, explain=True) for c in outcome.candidates]
+    found = dump(engine.search(query, namespace, k, filters=filters, recipe=recipe, stages=stages, params=params,
+                               explain=True, trace=True))
+    results = found["results"]
     G = mirror_ids(engine.store, namespace, [r["id"] for r in results], hops, edge_types=edge_types,
                    per_node=per_node, min_weight=min_weight)
-    G.graph.update(mirror="query", query=query, k=k, recipe=outcome.trace.get("recipe"),
-                   results=results, trace=outcome.trace)
+    G.graph.update(mirror="query", query=query, k=k, recipe=found["trace"].get("recipe"),
+                   results=results, trace=found["trace"])
     return mark_results(G, results)
 
 

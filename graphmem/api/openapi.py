@@ -15,8 +15,10 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from graphmem.api.validation import Operation
 from graphmem.config import Settings
-from graphmem.contract import contract, responses
+from graphmem.contract import responses
+from graphmem.contract.limits import resolve_schema
 from graphmem.contract.numbers import json_value_schema
+from graphmem.contract.requests import ARGUMENT_MODELS, REQUEST_MODELS, MemoryInput, MemoryPatch, MemoryPath
 
 JSON = "application/json"
 REF = "#/components/schemas/{model}"
@@ -32,7 +34,7 @@ DESCRIPTION = ("Graph memory for AI agents. Memories are nodes linked by SHARES_
                "path does not support (405, with an Allow header).")
 JSON_VALUE = "JsonValue"
 # Request models whose free-form ``metadata`` values follow the number rule (docs/strict-json.md).
-WITH_METADATA = ("MemoryInput", "MemoryPatch")
+WITH_METADATA = (MemoryInput.__name__, MemoryPatch.__name__)
 EVIDENCE_422 = ("Validation failed; `field` names the input. Also `evidence_rejected` (field `...evidence.quote`) "
                 "when an evidence quote does not occur in its `source_text` (compared after folding case and "
                 "whitespace): a rule between two fields that JSON Schema cannot state.")
@@ -60,33 +62,28 @@ def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _components(settings: Settings) -> tuple[dict[str, Any], dict[str, Any]]:
-    c = contract(settings)
-    requests = [getattr(c, n) for n in ("MemoryInput", "MemoryPatch", "BatchRequest", "SearchRequest",
-                                        "RelationRequest", "SupersedeRequest")]
-    args = {n: getattr(c, n) for n in ("NamespaceArgs", "ListArgs", "NeighborsArgs", "GraphArgs", "MemoryPath",
-                                        "SupersessionArgs")}
     pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = (
-        [(m, "validation") for m in (*requests, *args.values())]
+        [(m, "validation") for m in (*REQUEST_MODELS, *ARGUMENT_MODELS)]
         + [(m, "serialization") for m in responses.RESPONSE_MODELS])
     _, top = models_json_schema(pairs, ref_template=REF)
-    schemas = _strip_titles(top["$defs"])
+    schemas = _strip_titles(resolve_schema(top["$defs"], settings))
     schemas[JSON_VALUE] = json_value_schema(REF.format(model=JSON_VALUE))
     for name in WITH_METADATA:
         metadata = schemas[name]["properties"]["metadata"]
         for option in metadata.get("anyOf", [metadata]):
             if option.get("type") == "object":
                 option["additionalProperties"] = {"$ref": REF.format(model=JSON_VALUE)}
-    arg_schemas = {name: schemas.pop(model.__name__) for name, model in args.items()}
+    arg_schemas = {model.__name__: schemas.pop(model.__name__) for model in ARGUMENT_MODELS}
     return schemas, arg_schemas
 
 
 def _parameters(op: Operation, path_args: list[str], arg_schemas: dict[str, Any]) -> list[dict[str, Any]]:
     out = [{"name": name, "in": "path", "required": True,
-            "schema": arg_schemas["MemoryPath"]["properties"][name],
+            "schema": arg_schemas[MemoryPath.__name__]["properties"][name],
             "description": "Memory id (may contain '/', sent raw or percent-encoded)."} for name in path_args]
     if op.args:
-        required = set(arg_schemas[op.args].get("required", []))
-        for name, schema in arg_schemas[op.args]["properties"].items():
+        required = set(arg_schemas[op.args.__name__].get("required", []))
+        for name, schema in arg_schemas[op.args.__name__]["properties"].items():
             schema = _not_null(schema)
             param = {"name": name, "in": "query", "required": name in required, "schema": schema}
             if schema.get("description"):
@@ -129,7 +126,7 @@ def _operation(op: Operation, path_args: list[str], arg_schemas: dict[str, Any],
                schemas: dict[str, Any]) -> dict[str, Any]:
     documented = {s: _response(d, schema, s, op.media.get(s)) for s, (d, schema) in op.ok.items()}
     for status in (*op.errors, *(() if op.public else (401, 503))):
-        evidence = status == 422 and op.body is not None and _refers(schemas, op.body, "Evidence")
+        evidence = status == 422 and op.body is not None and _refers(schemas, op.body.__name__, "Evidence")
         documented.setdefault(status, _response(EVIDENCE_422 if evidence else ERRORS[status], "Error", status))
     responses_ = {str(s): documented[s] for s in sorted(documented)}
     responses_["default"] = _response("Unexpected error", "Error", 500)
@@ -141,7 +138,8 @@ def _operation(op: Operation, path_args: list[str], arg_schemas: dict[str, Any],
     if params:
         out["parameters"] = params
     if op.body:
-        out["requestBody"] = {"required": True, "content": {JSON: {"schema": {"$ref": REF.format(model=op.body)}}}}
+        ref = REF.format(model=op.body.__name__)
+        out["requestBody"] = {"required": True, "content": {JSON: {"schema": {"$ref": ref}}}}
     if op.public:
         out["security"] = []
     return out

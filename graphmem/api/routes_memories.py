@@ -12,8 +12,10 @@ from flask import Blueprint, Response, current_app, jsonify, url_for
 from graphmem.api.errors import ApiError
 from graphmem.api.serialize import body_namespace, engine, principal, query_namespace
 from graphmem.api.validation import operation
+from graphmem.contract.requests import BatchRequest, ListArgs, MemoryInput, MemoryPatch, NamespaceArgs
 from graphmem.contract.search import list_filters
 from graphmem.errors import StoreUnavailable
+from graphmem.views import dump
 
 bp = Blueprint("memories", __name__, url_prefix="/v1")
 
@@ -36,13 +38,13 @@ def _fields(model: Any) -> dict[str, Any]:
 @bp.post("/memories")
 @operation("createMemory", "memories", "Store a memory (idempotent by id or content)",
            ok={201: ("Created", "CreateResult"), 200: ("Duplicate of a stored memory", "CreateResult")},
-           errors=(400, 403, 409, 413, 415, 422), body="MemoryInput",
+           errors=(400, 403, 409, 413, 415, 422), body=MemoryInput,
            description="Answers 201 with a Location header when created, 200 with `status: duplicate` when "
                        "the id (with the same content) or the same content is already stored: the stored "
                        "memory is never changed, and what the request carried that it does not hold (new "
                        "tags, another category, source, reason or metadata) is listed in `not_stored`; "
                        "PATCH changes a memory. Other content under a stored id is a 409 naming PATCH.")
-def create_memory(body: Any) -> tuple[Response, int] | Response:
+def create_memory(body: MemoryInput) -> tuple[Response, int] | Response:
     ns = body_namespace(body.namespace)
     result = engine().add({**_fields(body), "namespace": ns}, ns)
     _metrics().observe_ingest([result.status])
@@ -56,11 +58,11 @@ def create_memory(body: Any) -> tuple[Response, int] | Response:
 @bp.post("/memories:batch")
 @operation("createMemories", "memories", "Store up to limits.max_batch memories in one request",
            ok={200: ("Per-item results, in request order", "BatchResponse")},
-           errors=(400, 403, 413, 415, 422), body="BatchRequest",
+           errors=(400, 403, 413, 415, 422), body=BatchRequest,
            description="The whole batch is validated first: any invalid item answers 422 naming it "
                        "(`memories[i].field`) and nothing is written. Each item is then created, a "
                        "duplicate, or rejected (an id already stored with other content, evidence not found).")
-def create_batch(body: Any) -> Response:
+def create_batch(body: BatchRequest) -> Response:
     ns = body_namespace(body.namespace)
     for i, item in enumerate(body.memories):     # authorise every item's namespace before any write
         if item.namespace not in (None, ns) and not principal().may_use(item.namespace):
@@ -78,30 +80,27 @@ def create_batch(body: Any) -> Response:
 
 @bp.get("/memories")
 @operation("listMemories", "memories", "List memories with filters, a sort and a cursor",
-           ok={200: ("One page", "MemoryList")}, errors=(403, 422), args="ListArgs",
+           ok={200: ("One page", "MemoryList")}, errors=(403, 422), args=ListArgs,
            description="Oldest first unless `sort` says otherwise. `next_cursor` pages on in the same sort "
                        "and filters; a cursor of another sort answers 422. With `thread`, the answer adds "
                        "the page's FOLLOWS edges and context windows.")
-def list_memories(args: Any) -> Response:
+def list_memories(args: ListArgs) -> Response:
     ns = query_namespace(args.namespace)
-    page, next_cursor = engine().run_list(ns, list_filters(args), args)
-    out: dict[str, Any] = {"namespace": ns, "memories": [m.to_dict() for m in page], "next_cursor": next_cursor}
-    if args.thread is not None:
-        out["thread"] = engine().thread_page(ns, args.thread, page)
-    return jsonify(out)
+    return jsonify(dump(engine().list_memories(ns, list_filters(args), args.limit, args.cursor, args.sort,
+                                               args.thread, args.superseded_only)))
 
 
 @bp.get("/memories/<memory_id:memory_id>")
 @operation("getMemory", "memories", "Fetch one memory", ok={200: ("The memory", "Memory")},
-           errors=(403, 404, 422), args="NamespaceArgs")
-def get_memory(memory_id: str, args: Any) -> Response:
+           errors=(403, 404, 422), args=NamespaceArgs)
+def get_memory(memory_id: str, args: NamespaceArgs) -> Response:
     return jsonify(engine().get(query_namespace(args.namespace), memory_id).to_dict())
 
 
 @bp.patch("/memories/<memory_id:memory_id>")
 @operation("updateMemory", "memories", "Change fields of a memory", ok={200: ("The updated memory", "Memory")},
-           errors=(400, 403, 404, 413, 415, 422), body="MemoryPatch")
-def update_memory(memory_id: str, body: Any) -> Response:
+           errors=(400, 403, 404, 413, 415, 422), body=MemoryPatch)
+def update_memory(memory_id: str, body: MemoryPatch) -> Response:
     ns = body_namespace(body.namespace)
     patch = {k: v for k, v in _fields(body).items() if k != "namespace"}
     return jsonify(engine().update(ns, memory_id, patch).to_dict())
@@ -109,7 +108,7 @@ def update_memory(memory_id: str, body: Any) -> Response:
 
 @bp.delete("/memories/<memory_id:memory_id>")
 @operation("deleteMemory", "memories", "Delete a memory and its edges", ok={204: ("Deleted", None)},
-           errors=(403, 404, 422), args="NamespaceArgs")
-def delete_memory(memory_id: str, args: Any) -> tuple[str, int]:
+           errors=(403, 404, 422), args=NamespaceArgs)
+def delete_memory(memory_id: str, args: NamespaceArgs) -> tuple[str, int]:
     engine().delete(query_namespace(args.namespace), memory_id)
     return "", 204

@@ -6,14 +6,14 @@ open so orchestrators and scrapers work without credentials and reveal no tenant
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response, abort, current_app, jsonify, send_from_directory
 
 from graphmem.api.docs import ASSETS, FILES, PAGE
 from graphmem.api.errors import retry_after_seconds
 from graphmem.api.serialize import engine, principal, query_namespace
 from graphmem.api.validation import operation
+from graphmem.contract.requests import NamespaceArgs
+from graphmem.views import dump
 
 bp = Blueprint("ops", __name__)
 
@@ -22,14 +22,14 @@ PUBLIC_ENDPOINTS = {"ops.healthz", "ops.readyz", "ops.metrics", "ops.openapi", "
 
 @bp.get("/v1/stats")
 @operation("getStats", "ops", "Counts, edges per type, degree and health stats (your namespaces)",
-           ok={200: ("Statistics", "Stats")}, errors=(403, 422), args="NamespaceArgs")
-def stats(args: Any) -> Response:
+           ok={200: ("Statistics", "Stats")}, errors=(403, 422), args=NamespaceArgs)
+def stats(args: NamespaceArgs) -> Response:
     eng, who = engine(), principal()
     if args.namespace:
-        return jsonify(eng.stats_report(query_namespace(args.namespace)))
+        return jsonify(dump(eng.stats(query_namespace(args.namespace))))
     if who.namespaces is None:
-        return jsonify(eng.stats_report(None))
-    return jsonify(eng.stats_report(namespaces=list(who.namespaces)))
+        return jsonify(dump(eng.stats(None)))
+    return jsonify(dump(eng.stats(namespaces=list(who.namespaces))))
 
 
 @bp.get("/healthz")

@@ -17,7 +17,9 @@ from flask import current_app, request
 from pydantic import BaseModel
 
 from graphmem.api.errors import ApiError
-from graphmem.contract import contract, json_depth, validate
+from graphmem.config import Settings
+from graphmem.contract import json_depth, validate
+from graphmem.contract.requests import MemoryPath
 from graphmem.errors import ValidationError
 
 
@@ -30,15 +32,15 @@ class Operation:
     summary: str
     ok: dict[int, tuple[str, str | None]]           # status -> (description, response model name)
     errors: tuple[int, ...] = ()
-    body: str | None = None                          # request model name in the contract
-    args: str | None = None                          # query-string model name
+    body: type[BaseModel] | None = None              # the request model of the JSON body
+    args: type[BaseModel] | None = None              # the query-string model
     public: bool = False
     description: str = ""
     media: dict[int, str] = field(default_factory=dict)   # non-JSON response media types
 
 
-def models() -> Any:
-    return contract(current_app.extensions["graphmem"].settings)
+def _settings() -> Settings:
+    return current_app.extensions["graphmem"].settings
 
 
 def _no_constants(name: str) -> Any:
@@ -58,9 +60,9 @@ def json_body() -> dict[str, Any]:
     except (ValueError, UnicodeDecodeError) as exc:
         raise ApiError(400, "malformed_json", f"the request body is not valid JSON: {exc}") from None
     else:
-        depth_error = json_depth(data) > current_app.extensions["graphmem"].settings.limits.max_json_depth
+        depth_error = json_depth(data) > _settings().limits.max_json_depth
     if depth_error:
-        limit = current_app.extensions["graphmem"].settings.limits.max_json_depth
+        limit = _settings().limits.max_json_depth
         raise ValidationError(f"the body is nested deeper than {limit} levels (limits.max_json_depth)")
     if not isinstance(data, dict):
         raise ApiError(400, "malformed_json", "the request body must be a JSON object")
@@ -90,14 +92,15 @@ def query_args(model: type[BaseModel]) -> dict[str, Any]:
 def _validate_args(model: type[BaseModel]) -> Any:
     """Query arguments; a failure names the parameter (``types``, not ``types[0]``)."""
     try:
-        return validate(model, query_args(model))
+        return validate(model, query_args(model), _settings())
     except ValidationError as exc:
         exc.field = (exc.field or "").split("[")[0].split(".")[0] or None
         raise
 
 
 def operation(op_id: str, tag: str, summary: str, *, ok: dict[int, tuple[str, str | None]],
-              errors: tuple[int, ...] = (), body: str | None = None, args: str | None = None,
+              errors: tuple[int, ...] = (), body: type[BaseModel] | None = None,
+              args: type[BaseModel] | None = None,
               public: bool = False, description: str = "",
               media: dict[int, str] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Validate the route's inputs against the contract and pass them as ``body=`` / ``args=``."""
@@ -106,19 +109,18 @@ def operation(op_id: str, tag: str, summary: str, *, ok: dict[int, tuple[str, st
     def wrap(view: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(view)
         def checked(**path: Any) -> Any:
-            found = models()
             if "memory_id" in path:
-                validate(found.MemoryPath, path)
+                validate(MemoryPath, path, _settings())
             if args is not None:
-                path["args"] = _validate_args(getattr(found, args))
+                path["args"] = _validate_args(args)
             elif request.args:
                 name = next(iter(request.args))
                 raise ValidationError(f"unknown query parameter {name!r}", field=name)
             if body is not None:
-                path["body"] = validate(getattr(found, body), json_body())
+                path["body"] = validate(body, json_body(), _settings())
             return view(**path)
 
-        checked.operation = op  # type: ignore[attr-defined]
+        setattr(checked, "operation", op)      # noqa: B010 (read by the OpenAPI builder)
         return checked
 
     return wrap

@@ -30,7 +30,8 @@ def export(cli: CliContext, fmt, namespace, ids, query, k, recipe, hops, batch_s
     """Export the memory graph: a whole namespace (default), --ids, or --query's results."""
     from graphmem.analysis.export import export_graph
     from graphmem.analysis.mirror import mirror_ids, mirror_namespace, mirror_query
-    from graphmem.ingest.validate import validate_namespace
+    from graphmem.contract import validate_value
+    from graphmem.contract.types import Namespace
 
     if ids and query:
         raise click.UsageError("give --ids or --query, not both")
@@ -38,7 +39,7 @@ def export(cli: CliContext, fmt, namespace, ids, query, k, recipe, hops, batch_s
         raise click.UsageError("only --format json can be written to stdout")
     engine = cli.engine()
     try:
-        validate_namespace(namespace)
+        validate_value(Namespace, namespace, "namespace")
         if ids:
             id_list = [i.strip() for i in ids.split(",") if i.strip()]
             G = mirror_ids(engine.store, namespace, id_list, hops)

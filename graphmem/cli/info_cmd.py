@@ -39,9 +39,9 @@ def info_report(cli: CliContext) -> dict[str, Any]:
         "data_dir": cfg.data_dir,
         "data_dir_from": cli.data_dir_from(settings),
         "model": {"name": engine.embedder.model_id, "dimension": engine.embedder.dim, "dir": str(model_dir)},
-        "memories": stats["memories"],
-        "namespaces": stats["namespaces"],
-        "edges": sum(stats["edges"].values()),
+        "memories": stats.memories,
+        "namespaces": stats.namespaces,
+        "edges": sum(stats.edges.model_dump().values()),
         "config_files": list(settings.config_files),
         "env_vars": list(settings.env_vars),
     }

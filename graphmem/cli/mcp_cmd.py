@@ -25,13 +25,14 @@ def mcp(cli: CliContext, namespace: str | None, use_http: bool, host: str | None
     import anyio
 
     from graphmem.auth import Keyring
-    from graphmem.ingest.validate import validate_namespace
+    from graphmem.contract import validate_value
+    from graphmem.contract.types import Namespace
     from graphmem.mcp.server import GraphmemMcp
 
     configure_logging(logging.INFO if use_http else logging.WARNING)
     settings = cli.settings()
     if namespace is not None:
-        validate_namespace(namespace)
+        validate_value(Namespace, namespace, "namespace")
     keyring = Keyring.from_settings(settings, os.environ) if use_http else None
     host = host or settings.api.host
     if use_http and not keyring and not is_loopback(host):

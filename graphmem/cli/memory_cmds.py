@@ -15,7 +15,7 @@ from rich.table import Table
 from graphmem.cli.context import CliContext, pass_cli
 from graphmem.config import STAGES
 from graphmem.contract.requests import DEFAULT_SOURCE
-from graphmem.retrieval.why_text import why_parts
+from graphmem.views import dump, why_text
 
 console = Console()
 
@@ -151,10 +151,6 @@ def delete(cli: CliContext, memory_id, namespace) -> None:
     click.echo(f"deleted {memory_id}")
 
 
-def _why_text(why: dict) -> str:
-    return "\n".join(why_parts(why))
-
-
 @click.command()
 @click.argument("query")
 @click.option("--namespace", "-n", default="default", show_default=True)
@@ -176,8 +172,9 @@ def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categor
     """Search memories with the staged pipeline."""
     engine = cli.engine()
     filters = {"tags": list(tags) or None, "categories": list(categories) or None}
-    out = engine.search(query, namespace, k, {k: v for k, v in filters.items() if v}, recipe,
-                        {d: False for d in disabled} or None, explain=True, trace=trace)
+    found = engine.search(query, namespace, k, {k: v for k, v in filters.items() if v}, recipe,
+                          {d: False for d in disabled} or None, explain=True, trace=trace)
+    out = dump(found)
     if as_json:
         _echo_json(out)
         return
@@ -188,13 +185,13 @@ def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categor
     table.add_column("memory", overflow="fold", ratio=3)
     if explain:
         table.add_column("why", overflow="fold", ratio=2)
-    for i, res in enumerate(out["results"], start=1):
+    for i, (res, typed) in enumerate(zip(out["results"], found.results, strict=True), start=1):
         mem = res["memory"]
         row = [str(i), f"{res['score']:.4f}", res["kind"],
                f"{escape(clip(mem['content'], 90))}\n[dim]{escape(mem['id'])} · {escape(mem['source'])} · "
                f"health {mem['health']:.2f}[/dim]"]
-        if explain:
-            row.append(escape(_why_text(res["why"])))
+        if explain and typed.why is not None:
+            row.append(escape(why_text(typed.why)))
         table.add_row(*row)
     console.print(table)
     if trace:
@@ -213,7 +210,7 @@ def search(cli: CliContext, query, namespace, k, recipe, disabled, tags, categor
 @pass_cli
 def neighbors(cli: CliContext, memory_id, namespace, min_weight) -> None:
     """One-hop neighbourhood of a memory with edge types, weights and reasons."""
-    out = cli.engine().neighbors(namespace, memory_id, min_weight=min_weight)
+    out = dump(cli.engine().neighbors(namespace, memory_id, min_weight=min_weight))
     table = Table(title=escape(f"neighbors of {memory_id}: {clip(out['memory']['content'], 60)}"))
     table.add_column("type")
     table.add_column("weight", justify="right")
@@ -239,7 +236,7 @@ def rescore(cli: CliContext, namespace) -> None:
 @pass_cli
 def stats(cli: CliContext, namespace, as_json) -> None:
     """Counts per namespace, edges per type, degree stats, health distribution."""
-    report = cli.engine().stats_report(namespace)
+    report = dump(cli.engine().stats(namespace))
     if as_json:
         _echo_json(report)
         return
@@ -271,7 +268,7 @@ def stats(cli: CliContext, namespace, as_json) -> None:
 @pass_cli
 def history(cli: CliContext, memory_id, namespace) -> None:
     """The supersession chain of a memory, oldest first, with times and reasons."""
-    _echo_json(cli.engine().history(namespace, memory_id))
+    _echo_json(dump(cli.engine().history(namespace, memory_id)))
 
 
 def register(group: click.Group) -> None:

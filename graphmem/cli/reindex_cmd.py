@@ -24,7 +24,7 @@ def reindex(cli: CliContext, batch_size: int, force: bool, progress: bool) -> No
     engine = Graphmem.open(settings, reindexing=True)
     click.echo(f"graphmem: {store_line(settings, cli.data_dir_from(settings))}", err=True)
     try:
-        total = sum(engine.stats(ns)["memories"] for ns in engine.store.namespaces())
+        total = sum(engine.stats(ns).memories for ns in engine.store.namespaces())
         with tqdm(total=total, unit="mem", desc="reindex", disable=not progress) as bar:
             result = engine.reindex(batch_size, progress=bar.update, force=force)
     finally:

@@ -1,59 +1,63 @@
 """The API contract, one source: typed models for every request and response of ``/v1``.
 
 Validation (HTTP layer, engine entry points, CLI imports), the OpenAPI document, the Python
-client and the MCP tools all take their fields and bounds from here. Request models depend on
-the server's ``[limits]`` and recipe names, so they are built per configuration::
+client and the MCP tools all take their fields and bounds from here. The models are module-level
+classes; the server's ``[limits]`` and recipe names reach them as the validation context::
 
-    from graphmem.contract import contract
-    c = contract(settings)                  # cached per (limits, recipes)
-    req = c.SearchRequest.model_validate({"query": "backups", "k": 5})
+    from graphmem.contract import SearchRequest, validate
+    req = validate(SearchRequest, {"query": "backups", "k": 5}, settings)
 
-Names (stable): MemoryInput, MemoryPatch, BatchRequest, Evidence, SearchRequest, SearchFilters,
-SearchParams, Stages, RelationRequest, ListArgs, NeighborsArgs, GraphArgs, NamespaceArgs; and the
-response models in ``graphmem.contract.responses`` (Memory, SearchResponse, Graph, Error, ...).
+Names (stable): MemoryInput, MemoryPatch, BatchRequest, Evidence, SearchRequest, ContextRequest,
+SearchFilters, SearchParams, Stages, RelationRequest, SupersedeRequest, ListArgs, NeighborsArgs,
+GraphArgs, NamespaceArgs, SupersessionArgs, MemoryPath; and the response models in
+``graphmem.contract.responses`` (Memory, SearchResponse, Graph, Error, ...).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from types import SimpleNamespace
-from typing import Any
+import functools
+from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from pydantic import ValidationError as PydanticError
 
 from graphmem.config import Limits, Settings
 from graphmem.contract import responses
+from graphmem.contract.limits import context_of
 from graphmem.contract.numbers import MAX_SAFE_INTEGER, check_numbers
-from graphmem.contract.requests import build_requests, json_depth, limit_models
+from graphmem.contract.requests import (
+    BatchRequest,
+    ContextRequest,
+    Evidence,
+    GraphArgs,
+    ListArgs,
+    MemoryInput,
+    MemoryPatch,
+    MemoryPath,
+    NamespaceArgs,
+    NeighborsArgs,
+    RelationRequest,
+    SearchFilters,
+    SearchParams,
+    SearchRequest,
+    Stages,
+    SupersedeRequest,
+    SupersessionArgs,
+    json_depth,
+)
 from graphmem.contract.types import PATTERN_MEANING
 from graphmem.errors import ConfigError, EvidenceRejected, ValidationError
 
-
-@lru_cache(maxsize=16)
-def _build(limits: Limits, recipes: tuple[str, ...]) -> SimpleNamespace:
-    return build_requests(for_limits(limits), limits, recipes)
-
-
-@lru_cache(maxsize=16)
-def for_limits(limits: Limits) -> SimpleNamespace:
-    """The models that need no recipe names (memories, filters, graph arguments)."""
-    return limit_models(limits)
-
-
-def contract(settings: Settings) -> SimpleNamespace:
-    """The request models for this configuration (built once per limits and recipe names)."""
-    return _build(settings.limits, tuple(sorted(settings.recipes)))
+M = TypeVar("M", bound=BaseModel)
 
 
 def check_recipes(settings: Settings) -> None:
     """Every recipe's tunables within the bounds a request's ``params`` must meet (the same
     ``SearchParams`` model), so a TOML recipe cannot set what no request could."""
-    params = for_limits(settings.limits).SearchParams
     for name, recipe in sorted(settings.recipes.items()):
-        values = {f: getattr(recipe, f) for f in params.model_fields}
+        values = {f: getattr(recipe, f) for f in SearchParams.model_fields}
         try:
-            params.model_validate(values)
+            SearchParams.model_validate(values, context=context_of(settings))
         except PydanticError as exc:
             found = to_graphmem_error(exc)
             raise ConfigError(f"recipe {name!r}: {found.message}", field=f"recipes.{name}.{found.field}") from None
@@ -85,19 +89,38 @@ def to_graphmem_error(exc: PydanticError, prefix: str = "") -> ValidationError:
     return ValidationError(f"{field}: {message}" if field else message, field=field)
 
 
-def validate(model: type[BaseModel], data: Any, prefix: str = "", *, exact: bool = False) -> Any:
-    """``model.model_validate(data)``, failures raised as graphmem's ValidationError (422).
-    Every number anywhere in ``data`` (metadata included) must be one JSON can carry (RFC 8259).
-    ``exact``: JSON types as sent even for a query-string model (MCP arguments are JSON, so
-    ``"5"`` is not an integer there, as in an HTTP body)."""
+def validate(model: type[M], data: Any, config: Settings | Limits | None = None, prefix: str = "", *,
+             exact: bool = False) -> M:
+    """``model.model_validate(data)`` under ``config``'s limits and recipe names (the shipped ones
+    without), failures raised as graphmem's ValidationError (422). Every number anywhere in ``data``
+    (metadata included) must be one JSON can carry (RFC 8259). ``exact``: JSON types as sent even for
+    a query-string model (MCP arguments are JSON, so ``"5"`` is not an integer there, as in an HTTP body)."""
     check_numbers(data, prefix)
+    context = context_of(config)
     try:
         if exact:
-            return model.model_validate(data, strict=True, context={"strict": True})
-        return model.model_validate(data)
+            return model.model_validate(data, strict=True, context={**context, "strict": True})
+        return model.model_validate(data, context=context)
     except PydanticError as exc:
         raise to_graphmem_error(exc, prefix) from None
 
 
-__all__ = ["MAX_SAFE_INTEGER", "check_numbers", "contract", "for_limits", "json_depth", "validate",
-           "to_graphmem_error", "error_field", "responses"]
+@functools.cache
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
+
+
+def validate_value(kind: Any, value: Any, field: str, limits: Limits | None = None) -> Any:
+    """One value of a contract type (``Namespace``, ``Id``), refused as a field of a request is."""
+    context = context_of(limits)
+    try:
+        return _adapter(kind).validate_python(value, strict=True, context=context)
+    except PydanticError as exc:
+        raise to_graphmem_error(exc, field) from None
+
+
+__all__ = ["MAX_SAFE_INTEGER", "check_numbers", "check_recipes", "json_depth", "validate", "validate_value",
+           "to_graphmem_error", "error_field", "responses", "BatchRequest", "ContextRequest", "Evidence",
+           "GraphArgs", "ListArgs", "MemoryInput", "MemoryPatch", "MemoryPath", "NamespaceArgs", "NeighborsArgs",
+           "RelationRequest", "SearchFilters", "SearchParams", "SearchRequest", "Stages", "SupersedeRequest",
+           "SupersessionArgs"]

@@ -1,9 +1,8 @@
 """Typed search and list requests into what the engine runs: parsed once, here.
 
-Why: the API and MCP receive ``SearchRequest`` already validated; the library and the CLI send
-plain values, which are parsed by the same model (``parse_search``), so every surface checks the
-same bounds with the same words and the engine never validates again. Cursors live here too: a
-cursor is part of a list request.
+Why: every surface (the API, MCP, the library, the CLI) validates its request with the same
+module-level model (``graphmem.contract.validate``), so the engine receives typed requests only.
+Cursors live here too: a cursor is part of a list request.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ import re
 from typing import Any
 
 from graphmem.config import SearchConfig, Settings
-from graphmem.contract import contract, for_limits, validate
+from graphmem.contract.requests import ListArgs, SearchFilters, SearchRequest
 from graphmem.contract.types import CURSOR_PATTERN
 from graphmem.errors import ValidationError
 from graphmem.model import ListOrder, Memory, MemoryFilter
@@ -27,7 +26,7 @@ def _dump(model: Any) -> dict[str, Any]:
     return {} if model is None else model.model_dump(exclude_none=True)
 
 
-def filters_from(model: Any) -> MemoryFilter:
+def filters_from(model: SearchFilters | None) -> MemoryFilter:
     """A ``MemoryFilter`` from a validated ``SearchFilters`` (tags and categories normalised like
     stored ones); ``None`` is no filter."""
     if model is None:
@@ -40,7 +39,7 @@ def filters_from(model: Any) -> MemoryFilter:
         include_expired=bool(model.include_expired), current_only=bool(model.current_only), as_of=model.as_of)
 
 
-def list_filters(args: Any) -> MemoryFilter:
+def list_filters(args: ListArgs) -> MemoryFilter:
     """The filter of a validated ``ListArgs`` (its repeated query parameters)."""
     return MemoryFilter(
         tags=list(dict.fromkeys(normalize_tag(t) for t in args.tags)),
@@ -50,25 +49,7 @@ def list_filters(args: Any) -> MemoryFilter:
         current_only=args.current_only, as_of=args.as_of)
 
 
-def parse_filters(data: Any, settings: Settings, prefix: str = "filters") -> MemoryFilter:
-    """Plain filter values (the library, the CLI) through the same ``SearchFilters`` model."""
-    if data is not None and not isinstance(data, dict):
-        raise ValidationError(f"{prefix} must be an object", field=prefix)
-    return filters_from(validate(for_limits(settings.limits).SearchFilters, data or {}, prefix))
-
-
-def parse_args(settings: Settings, model: str, **fields: Any) -> Any:
-    """Plain values (the library, the CLI) through the contract model ``model`` (e.g. ``ListArgs``),
-    unset ones left out: the same bounds and words as the HTTP query string or body."""
-    return validate(getattr(contract(settings), model), {k: v for k, v in fields.items() if v is not None})
-
-
-def parse_search(settings: Settings, **fields: Any) -> Any:
-    """A ``SearchRequest`` from plain values (unset ones left out), validated as an HTTP body is."""
-    return validate(contract(settings).SearchRequest, {k: v for k, v in fields.items() if v is not None})
-
-
-def search_config(settings: Settings, request: Any) -> SearchConfig:
+def search_config(settings: Settings, request: SearchRequest) -> SearchConfig:
     """The recipe a validated request names, with its stage switches and tunable overrides."""
     cfg = settings.recipe(request.recipe)
     overrides: dict[str, Any] = _dump(request.params)
@@ -125,7 +106,7 @@ def decode_position(cursor: str | None, sort: str) -> tuple[str | float, str] | 
     return (float(key[1:]), memory_id) if form == "health" else (key, memory_id)
 
 
-def list_order(args: Any) -> ListOrder:
+def list_order(args: ListArgs) -> ListOrder:
     """The order and listing-only filters of a validated ``ListArgs``, its cursor decoded."""
     return ListOrder(sort=args.sort, thread=args.thread, superseded_only=args.superseded_only,
                      after=decode_position(args.cursor, args.sort))

@@ -19,6 +19,7 @@ from pydantic import (
     ValidationInfo,
 )
 
+from graphmem.contract.limits import Limit
 from graphmem.model import EDGE_TYPES, normalize_timestamp
 
 # Character classes spelled out (not \s): every regex engine that reads the OpenAPI document
@@ -81,7 +82,7 @@ def _integral(value: Any, info: ValidationInfo) -> Any:
     return value
 
 
-def int_range(low: int, high: int) -> Any:
+def int_range(low: int, high: int | None = None) -> Any:
     """An integer from ``low`` to ``high`` (the bounds go on the int, before the 10.0 -> 10 step)."""
     return Annotated[int, Field(ge=low, le=high), BeforeValidator(_integral)]
 
@@ -117,22 +118,22 @@ def _timestamp(value: str) -> str:
         raise ValueError("must be an ISO-8601 timestamp within years 0001-9999 (UTC)") from None
 
 
-def text(max_length: int, pattern: str = TEXT_PATTERN, description: str | None = None) -> Any:
-    """A string of at most ``max_length`` characters matching ``pattern``, proper Unicode."""
-    return Annotated[str, StringConstraints(min_length=1, max_length=max_length, pattern=pattern),
-                     AfterValidator(_no_nul), AfterValidator(_unicode), Field(description=description)]
-
-
+# Bounded by a ``[limits]`` key at the point of use: ``Annotated[Text, Limit("max_query_chars")]``.
+Text = Annotated[str, StringConstraints(min_length=1, pattern=TEXT_PATTERN), AfterValidator(_no_nul),
+                 AfterValidator(_unicode)]
+Name = Annotated[str, StringConstraints(min_length=1, pattern=NAME_PATTERN), AfterValidator(_no_nul),
+                 AfterValidator(_unicode)]
+QueryItem = Annotated[str, StringConstraints(min_length=1, pattern=QUERY_ITEM_PATTERN), AfterValidator(_no_nul),
+                      AfterValidator(_unicode)]
+MemoryId = Annotated[str, StringConstraints(min_length=1, pattern=ID_PATTERN), Limit("max_id_chars")]
+Positive = Annotated[int, Field(ge=1), BeforeValidator(_integral)]
+Count = Annotated[int, Field(ge=0), BeforeValidator(_integral)]
+Position = Annotated[int, Field(ge=0, le=2**53 - 1), BeforeValidator(_integral)]     # exact in every JSON parser
 Namespace = Annotated[str, StringConstraints(pattern=NAMESPACE_PATTERN), Field(
     description="Tenancy boundary; defaults to the key's only namespace (or `default` without keys).")]
 Timestamp = Annotated[str, StringConstraints(pattern=TIMESTAMP_PATTERN), AfterValidator(_timestamp),
                       Field(json_schema_extra={"format": "date-time"},
                             description="ISO-8601 (RFC 3339), 0001-01-02 to 9999-12-30; no offset means UTC.")]
-
-
-def memory_id(max_length: int, description: str | None = None) -> Any:
-    return Annotated[str, StringConstraints(min_length=1, max_length=max_length, pattern=ID_PATTERN),
-                     Field(description=description)]
 
 
 class Body(BaseModel):

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphmem.contract import validate_value
+from graphmem.contract.requests import Id, MemoryInput
+from graphmem.contract.types import Namespace
 from graphmem.errors import ValidationError
-from graphmem.ingest.validate import validate_id, validate_namespace, writable_fields
 
 DEFAULT_NAMESPACE = "eval"
 LOCOMO_ENV = "GRAPHMEM_LOCOMO_DIR"
@@ -87,7 +89,7 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
 def storable_id(raw: Any, limits) -> str:
     """The dataset id itself when the store accepts it, else a stable hash-based id."""
     try:
-        return validate_id(raw, limits)
+        return str(validate_value(Id, raw, "id", limits))
     except ValidationError:
         return "ds-" + hashlib.sha1(str(raw).encode("utf-8")).hexdigest()[:20]
 
@@ -95,10 +97,10 @@ def storable_id(raw: Any, limits) -> str:
 def _namespace(value: Any, prefix: str) -> str:
     name = f"{prefix}{value}"
     try:
-        return validate_namespace(name)
+        return str(validate_value(Namespace, name, "namespace"))
     except ValidationError:
         safe = "".join(ch if ch.isalnum() or ch in "_.:-" else "-" for ch in name)[:64]
-        return validate_namespace(safe.lstrip("_.:-") or DEFAULT_NAMESPACE)
+        return str(validate_value(Namespace, safe.lstrip("_.:-") or DEFAULT_NAMESPACE, "namespace"))
 
 
 def _field(item: dict[str, Any], name: str) -> Any:
@@ -133,7 +135,7 @@ def scope_memories(rows: list[dict[str, Any]], scope: str | None, limits, namesp
             item["thread"] = str(_field(item, thread_by))
             if seq_by and isinstance(_field(item, seq_by), int):
                 item["seq"] = _field(item, seq_by)
-        if scope and scope in item and scope not in writable_fields(limits):
+        if scope and scope in item and scope not in MemoryInput.model_fields:
             item.pop(scope)          # a top-level scope field that is not a memory field
         out.append(item)
     return out, ids, renamed

@@ -300,7 +300,7 @@ def evaluate(options: EvalOptions,
         bar = tqdm(total=total, unit="q", desc="search", disable=not options.progress, leave=False)
         runs = {name: run_config(engine, dataset, name, depth, bar=bar) for name in configs}
         bar.close()
-        stats = {ns: engine.stats(ns) for ns in dataset.namespaces()}
+        stats = {ns: engine.stats(ns).model_dump(mode="json", exclude={"server"}) for ns in dataset.namespaces()}
         if on_engine is not None:
             on_engine(engine, dataset, relevance)
         if prefix:

@@ -19,7 +19,7 @@ import numpy as np
 
 from graphmem.config import Settings
 from graphmem.embedding.embedder import Embedder
-from graphmem.errors import ConflictError, GraphmemError, NotFoundError, StoreUnavailable, ValidationError
+from graphmem.errors import ConflictError, GraphmemError, NotFoundError, StoreUnavailable
 from graphmem.ingest.batch import write_group
 from graphmem.ingest.build import build_memory
 from graphmem.ingest.evidence import check_evidence
@@ -212,15 +212,14 @@ class Ingestor:
     def relate(self, namespace: str, a: str, b: str, evidence: dict[str, Any], label: str | None = None,
                weight: float | None = None) -> Edge:
         """An explicit relation between two stored memories (the values come parsed by the
-        contract's ``RelationRequest``), saved only if its evidence quote is in its source text."""
+        contract's ``RelationRequest``, which also refuses a memory related to itself), saved only
+        if its evidence quote is in its source text."""
         checked = check_evidence(evidence)
         with self.serial():
             found = self.store.get_memories(namespace, [a, b])
             for key, field_name in ((a, "from_id"), (b, "to_id")):
                 if key not in found:
                     raise NotFoundError(f"memory {key!r} not found", field=field_name)
-            if a == b:
-                raise ValidationError("a memory cannot be related to itself", field="to_id")
             cap = self.settings.edges.max_degree("RELATED")
             related = self.store.edges_of(namespace, [a, b], types=["RELATED"], with_reasons=False)
             for key, field_name in ((a, "from_id"), (b, "to_id")):

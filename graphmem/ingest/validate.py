@@ -4,25 +4,16 @@ The evidence gate (quote found in its source) is the ingest rule kept here, beyo
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphmem.config import Limits
-from graphmem.contract import for_limits, validate
-from graphmem.contract.requests import DEFAULT_SOURCE
-from graphmem.contract.types import ID_PATTERN, NAMESPACE_PATTERN, PATTERN_MEANING
+from graphmem.contract import validate
+from graphmem.contract.requests import DEFAULT_SOURCE, MemoryPatch
+from graphmem.contract.requests import MemoryInput as MemoryRequest
 from graphmem.errors import ValidationError
 from graphmem.ingest.evidence import check_evidence
 from graphmem.text import normalize_category, normalize_tag
-
-_ID = re.compile(ID_PATTERN)
-_NAMESPACE = re.compile(NAMESPACE_PATTERN)
-
-
-def writable_fields(limits: Limits) -> frozenset[str]:
-    """The fields a memory may be written with: the contract's ``MemoryInput``, listed nowhere else."""
-    return frozenset(for_limits(limits).MemoryInput.model_fields)
 
 
 @dataclass
@@ -45,22 +36,6 @@ class MemoryInput:
     supersedes: list[str] = field(default_factory=list)
 
 
-def validate_namespace(value: Any, field_name: str = "namespace") -> str:
-    if not isinstance(value, str) or not _NAMESPACE.match(value):
-        raise ValidationError(f"namespace {PATTERN_MEANING[NAMESPACE_PATTERN]}", field=field_name)
-    return value
-
-
-def validate_id(value: Any, limits: Limits, field_name: str = "id") -> str:
-    if not isinstance(value, str) or not value:
-        raise ValidationError("id must be a non-empty string", field=field_name)
-    if len(value) > limits.max_id_chars:
-        raise ValidationError(f"id longer than {limits.max_id_chars} characters", field=field_name)
-    if not _ID.match(value):
-        raise ValidationError(f"id {PATTERN_MEANING[ID_PATTERN]}", field=field_name)
-    return value
-
-
 def normalize_tags(tags: list[str] | None) -> list[str]:
     """Normalised, first occurrence kept."""
     return list(dict.fromkeys(normalize_tag(t) for t in tags or []))
@@ -72,7 +47,7 @@ def _strip(value: str | None) -> str | None:
 
 def validate_memory(data: Any, limits: Limits, default_namespace: str = "default") -> MemoryInput:
     """Turn an untrusted dict into a normalised MemoryInput or raise naming the field."""
-    m = validate(for_limits(limits).MemoryInput, data)
+    m = validate(MemoryRequest, data, limits)
     evidence = None
     if m.extracted or m.evidence is not None:
         evidence = check_evidence(m.evidence.model_dump() if m.evidence else None)
@@ -89,7 +64,7 @@ def validate_patch(data: Any, limits: Limits) -> dict[str, Any]:
     """Validate a partial update; returns only the normalised fields present."""
     if not isinstance(data, dict) or not data:
         raise ValidationError("a patch must be a non-empty JSON object", field=None)
-    m = validate(for_limits(limits).MemoryPatch, data)
+    m = validate(MemoryPatch, data, limits)
     given = m.model_fields_set - {"namespace"}
     out: dict[str, Any] = {name: getattr(m, name) for name in given}
     if "content" in out:

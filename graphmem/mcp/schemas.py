@@ -18,17 +18,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from graphmem.config import Settings
-from graphmem.contract import contract
+from graphmem.contract.limits import resolve_schema
+from graphmem.contract.requests import MemoryPath, ToolDetail
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from graphmem.mcp.tools import ToolSpec
-
-DETAIL = {"type": "string", "enum": ["compact", "full"], "default": "compact",
-          "description": "compact (default): content, score and a one-line why per result; "
-                         "full: every stored field and the structured why. Results are cut to fit a size bound."}
 
 
 def _clean(schema: Any, defs: dict[str, Any], in_properties: bool = False) -> Any:
@@ -61,19 +58,19 @@ def _plain(schema: Any) -> Any:
     return out
 
 
-def model_schema(model: type[BaseModel]) -> dict[str, Any]:
-    schema = model.model_json_schema()
+def model_schema(model: type[BaseModel], settings: Settings) -> dict[str, Any]:
+    """``model``'s JSON schema under ``settings``' limits, references inlined, titles dropped."""
+    schema = resolve_schema(model.model_json_schema(), settings)
     return _plain(_clean(schema, schema.get("$defs", {})))
 
 
 def input_schemas(settings: Settings, specs: Iterable[ToolSpec]) -> dict[str, dict[str, Any]]:
     """Tool name -> JSON schema of its arguments, under the running server's limits."""
-    models = contract(settings)
-    mem_id = {**model_schema(models.MemoryPath)["properties"]["memory_id"], "description": "The memory's id."}
-    extra_fields = {"memory_id": mem_id, "detail": DETAIL}
+    mem_id = {**model_schema(MemoryPath, settings)["properties"]["memory_id"], "description": "The memory's id."}
+    extra_fields = {"memory_id": mem_id, "detail": model_schema(ToolDetail, settings)["properties"]["detail"]}
     out = {}
     for spec in specs:
-        schema = model_schema(getattr(models, spec.model))
+        schema = model_schema(spec.model, settings)
         schema.pop("description", None)          # the model's docstring: the tool has its own description
         props = {k: v for k, v in schema["properties"].items() if k not in spec.unlisted}
         for name, attr in spec.defaults.items():

@@ -19,7 +19,8 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 
 from graphmem.auth import OPEN, Keyring, Principal
-from graphmem.contract import contract, validate
+from graphmem.contract import validate
+from graphmem.contract.requests import MemoryPath, ToolDetail
 from graphmem.engine import Graphmem
 from graphmem.errors import GraphmemError, ValidationError
 from graphmem.fastjson import all_finite, dumps, finite
@@ -98,11 +99,15 @@ class GraphmemMcp:
         if spec is None:
             raise ValidationError(f"unknown tool {name!r}; tools are {', '.join(TOOLS)}", field="name")
         extra = {key: args.pop(key) for key in spec.extra if key in args}
-        models = contract(self.engine.settings)
+        settings = self.engine.settings
         if "memory_id" in spec.extra:
-            validate(models.MemoryPath, {k: v for k, v in extra.items() if k == "memory_id"}, exact=True)
-        request = validate(getattr(models, spec.model), args, exact=True)
-        requested = self.default_namespace if request.namespace is None else request.namespace
+            validate(MemoryPath, {k: v for k, v in extra.items() if k == "memory_id"}, settings, exact=True)
+        if "detail" in spec.extra:
+            extra["detail"] = validate(ToolDetail, {k: v for k, v in extra.items() if k == "detail"}, settings,
+                                       exact=True).detail
+        request = validate(spec.model, args, settings, exact=True)
+        sent = getattr(request, "namespace", None)      # every tool's model has one
+        requested = self.default_namespace if sent is None else sent
         namespace = principal.namespace(requested)
         return await anyio.to_thread.run_sync(spec.handler, self.engine, self.cfg, namespace, request, extra)
 

@@ -9,7 +9,8 @@ import json
 from typing import Any
 
 from graphmem.config import McpSettings
-from graphmem.retrieval.why_text import shared_detail, why_parts
+from graphmem.contract.responses import SearchResult
+from graphmem.views import shared_detail, why_line
 
 COMPACT_MEMORY_FIELDS = ("id", "content", "tags", "category", "source", "health")
 ENVELOPE_CHARS = 256        # what a single-memory result adds around the memory (status, id, ...)
@@ -46,18 +47,15 @@ def memory(mem: dict[str, Any], detail: str, cfg: McpSettings, budget: int | Non
     return out
 
 
-def why_line(why: dict[str, Any]) -> str:
-    """The structured ``why`` as one line: kind, recall channels, graph paths, health penalties."""
-    return "; ".join([why["kind"], *why_parts(why)])
-
-
-def search_result(result: dict[str, Any], detail: str, cfg: McpSettings) -> dict[str, Any]:
+def search_result(result: dict[str, Any], typed: SearchResult, detail: str, cfg: McpSettings) -> dict[str, Any]:
+    """One result (``result`` is ``typed`` as JSON): full keeps it (the memory fitted), compact keeps
+    the memory's main fields and the ``why`` as one line."""
     if detail == "full":
         return {**result, "memory": fit(result["memory"], cfg.max_result_chars // 4)}
     out = {"id": result["id"], "score": result["score"], "kind": result["kind"],
            **{k: v for k, v in memory(result["memory"], detail, cfg).items() if k != "id"}}
-    if "why" in result:
-        out["why"] = why_line(result["why"])
+    if typed.why is not None:
+        out["why"] = why_line(typed.why)
     return out
 
 

@@ -12,10 +12,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from graphmem.config import McpSettings
-from graphmem.engine import Graphmem, search_view
-from graphmem.errors import ValidationError
+from graphmem.contract.requests import (
+    ContextRequest,
+    MemoryInput,
+    MemoryPatch,
+    NamespaceArgs,
+    NeighborsArgs,
+    RelationRequest,
+    SearchRequest,
+)
+from graphmem.engine import Graphmem
 from graphmem.mcp import shape
+from graphmem.views import dump
 
 Handler = Callable[[Graphmem, McpSettings, str, Any, dict[str, Any]], dict[str, Any]]
 
@@ -26,13 +37,13 @@ class ToolSpec:
 
     The handler gets the engine, the ``[mcp]`` settings, the authorised namespace, the
     validated request model and the MCP-only arguments (``memory_id``, validated by the API's
-    ``MemoryPath``, and ``detail``)."""
+    ``MemoryPath``, and ``detail``, by ``ToolDetail``)."""
 
     name: str
     title: str
     description: str
     handler: Handler
-    model: str
+    model: type[BaseModel]
     extra: tuple[str, ...] = ("detail",)
     defaults: dict[str, str] = field(default_factory=dict)   # model field -> [mcp] setting
     unlisted: tuple[str, ...] = ()      # model fields accepted but not advertised (expert knobs cost context)
@@ -40,81 +51,83 @@ class ToolSpec:
     destructive: bool = False
 
 
-def detail_of(extra: dict[str, Any]) -> str:
-    value = extra.get("detail", "compact")
-    if value not in ("compact", "full"):
-        raise ValidationError("detail must be 'compact' or 'full'", field="detail")
-    return value
-
-
-def _fields(model: Any) -> dict[str, Any]:
+def _fields(model: BaseModel) -> dict[str, Any]:
     """What the caller sent (unset fields stay unset, so the engine applies its defaults)."""
     return {k: v for k, v in model.model_dump(exclude_unset=True).items() if k != "namespace"}
 
 
-def search_memories(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    detail = detail_of(extra)
-    out = search_view(eng.run_search(req, ns), req.query, ns, explain=req.explain, trace=req.trace)
-    out["results"] = [shape.search_result(r, detail, cfg) for r in out["results"]]
+def search_memories(eng: Graphmem, cfg: McpSettings, ns: str, req: SearchRequest,
+                    extra: dict[str, Any]) -> dict[str, Any]:
+    found = eng.search(req.query, ns, req.k, req.filters, req.recipe, req.stages, req.params, explain=req.explain,
+                       trace=req.trace)
+    out = dump(found)
+    out["results"] = [shape.search_result(r, typed, extra["detail"], cfg)
+                      for r, typed in zip(out["results"], found.results, strict=True)]
     return shape.bounded(out, "results", cfg)
 
 
-def add_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    detail = detail_of(extra)
+def add_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: MemoryInput,
+               extra: dict[str, Any]) -> dict[str, Any]:
     out = eng.add({**_fields(req), "namespace": ns}, ns).to_dict()
     out.pop("index", None)
-    out["memory"] = shape.memory(out["memory"], detail, cfg)
+    out["memory"] = shape.memory(out["memory"], extra["detail"], cfg)
     return out
 
 
-def get_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    detail = detail_of(extra)
-    return shape.memory(eng.get(ns, extra["memory_id"]).to_dict(), detail, cfg)
+def get_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: NamespaceArgs,
+               extra: dict[str, Any]) -> dict[str, Any]:
+    return shape.memory(eng.get(ns, extra["memory_id"]).to_dict(), extra["detail"], cfg)
 
 
-def update_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    detail, memory_id = detail_of(extra), extra["memory_id"]
-    return shape.memory(eng.update(ns, memory_id, _fields(req)).to_dict(), detail, cfg)
+def update_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: MemoryPatch,
+                  extra: dict[str, Any]) -> dict[str, Any]:
+    return shape.memory(eng.update(ns, extra["memory_id"], _fields(req)).to_dict(), extra["detail"], cfg)
 
 
-def delete_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
+def delete_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: NamespaceArgs,
+                  extra: dict[str, Any]) -> dict[str, Any]:
     memory_id = extra["memory_id"]
     eng.delete(ns, memory_id)
     return {"deleted": memory_id, "namespace": ns}
 
 
-def memory_neighbors(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    detail, memory_id = detail_of(extra), extra["memory_id"]
-    if "limit" not in req.model_fields_set:
-        req = req.model_copy(update={"limit": cfg.neighbors_limit})
-    out = eng.run_neighbors(ns, memory_id, req)
+def memory_neighbors(eng: Graphmem, cfg: McpSettings, ns: str, req: NeighborsArgs,
+                     extra: dict[str, Any]) -> dict[str, Any]:
+    detail = extra["detail"]
+    limit = req.limit if "limit" in req.model_fields_set else cfg.neighbors_limit
+    out = dump(eng.neighbors(ns, extra["memory_id"], req.types, req.min_weight, limit))
     out["memory"] = shape.memory(out["memory"], detail, cfg, cfg.max_result_chars // 4)
     out["neighbors"] = [shape.neighbor(n, detail, cfg) for n in out["neighbors"]]
     return shape.bounded(out, "neighbors", cfg)
 
 
-def relate_memories(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    edge = eng.run_relate(ns, req)
-    return edge.to_dict()
+def relate_memories(eng: Graphmem, cfg: McpSettings, ns: str, req: RelationRequest,
+                    extra: dict[str, Any]) -> dict[str, Any]:
+    return eng.relate(ns, req.from_id, req.to_id, req.evidence, req.label, req.weight).to_dict()
 
 
-def memory_history(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    detail = detail_of(extra)
-    out = eng.run_history(ns, extra["memory_id"])
-    out["chain"] = [{"memory": shape.memory(e["memory"], detail, cfg)} for e in out["chain"]]
+def memory_history(eng: Graphmem, cfg: McpSettings, ns: str, req: NamespaceArgs,
+                   extra: dict[str, Any]) -> dict[str, Any]:
+    out = dump(eng.history(ns, extra["memory_id"]))
+    out["chain"] = [{"memory": shape.memory(e["memory"], extra["detail"], cfg)} for e in out["chain"]]
     return shape.bounded(out, "chain", cfg)
 
 
-def supersede_candidates(eng: Graphmem, cfg: McpSettings, ns: str, req: Any,
+def supersede_candidates(eng: Graphmem, cfg: McpSettings, ns: str, req: NamespaceArgs,
                          extra: dict[str, Any]) -> dict[str, Any]:
-    return eng.run_supersede_candidates(ns, extra["memory_id"])
+    return dump(eng.supersede_candidates(ns, extra["memory_id"]))
 
 
-def memory_context(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
+def _context(eng: Graphmem, ns: str, req: ContextRequest) -> dict[str, Any]:
+    return dump(eng.context(req.query, req.max_tokens, ns, req.k, req.filters, req.recipe, req.stages, req.params))
+
+
+def memory_context(eng: Graphmem, cfg: McpSettings, ns: str, req: ContextRequest,
+                   extra: dict[str, Any]) -> dict[str, Any]:
     """The block; when its JSON passes ``[mcp] max_result_chars``, rebuilt under the budget whose text
     fits the room the rest leaves (a block ends on a memory boundary, so it is rebuilt, not cut) and
     marked ``truncated``."""
-    out = eng.run_context(req, ns)
+    out = _context(eng, ns, req)
     asked = req.max_tokens
     for _ in range(4):
         size = len(json.dumps(out, ensure_ascii=False))
@@ -124,15 +137,18 @@ def memory_context(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: di
         room = cfg.max_result_chars - (size - text) - 200          # 200: the truncated note
         smaller = max(1, min(req.max_tokens - 1, int(out["tokens"] * max(room, 0) / text * 0.95)))
         req = req.model_copy(update={"max_tokens": smaller})
-        out = eng.run_context(req, ns)
+        out = _context(eng, ns, req)
     if req.max_tokens != asked:
         out["truncated"] = {"max_tokens": req.max_tokens, "max_result_chars": cfg.max_result_chars,
                             "hint": "ask for fewer max_tokens"}
     return out
 
 
-def memory_stats(eng: Graphmem, cfg: McpSettings, ns: str, req: Any, extra: dict[str, Any]) -> dict[str, Any]:
-    return eng.stats(ns)
+def memory_stats(eng: Graphmem, cfg: McpSettings, ns: str, req: NamespaceArgs,
+                 extra: dict[str, Any]) -> dict[str, Any]:
+    out = dump(eng.stats(ns))
+    out.pop("server")        # the tool reports counts (the server is the operator's concern: /v1/stats)
+    return out
 
 
 TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
@@ -144,7 +160,7 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
         "ranked down. Each result has `why`: the recall ranks, or the memory and edge it was reached "
         "through, and health penalties. `filters` narrows by tags (all must match), categories, sources, "
         "health or time; `k` is how many results (default 10). Ids in results work with get_memory, "
-        "memory_neighbors, relate_memories."), search_memories, "SearchRequest",
+        "memory_neighbors, relate_memories."), search_memories, SearchRequest,
         unlisted=("params",)),
     ToolSpec("add_memory", "Remember something", (
         "Store one durable fact, preference, rule, skill or configuration note for later sessions. Write "
@@ -154,50 +170,50 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
         "{source_text, quote}: it is stored only if the quote occurs in the source text. Resending the "
         "same content returns the stored one (`status: duplicate`). When it replaces older memories (a fact "
         "that changed), list their ids in `supersedes`: they are kept, marked `superseded_by` and ranked "
-        "below it. Returns the stored memory with its health score."), add_memory, "MemoryInput", read_only=False),
+        "below it. Returns the stored memory with its health score."), add_memory, MemoryInput, read_only=False),
     ToolSpec("get_memory", "Get a memory", (
         "Fetch one memory by id, whatever its health (search ranks low-health records down; this "
-        "does not)."), get_memory, "NamespaceArgs", ("memory_id", "detail")),
+        "does not)."), get_memory, NamespaceArgs, ("memory_id", "detail")),
     ToolSpec("update_memory", "Update a memory", (
         "Change a memory's content, tags, category, source, reason, metadata or expiry (give only the "
         "fields to change). Changing content, tags or category re-embeds it and re-links its edges. Use "
         "it to correct a memory instead of adding a near-copy; when a fact changed (a new version, a new "
         "preference), add the new memory with `supersedes: [old id]` instead, which keeps the old one "
-        "as history and ranks it below the new one."), update_memory, "MemoryPatch",
+        "as history and ranks it below the new one."), update_memory, MemoryPatch,
         ("memory_id", "detail"), read_only=False),
     ToolSpec("delete_memory", "Delete a memory", (
         "Delete a memory and all its edges, for a memory that is wrong or no longer true. Cannot be "
-        "undone."), delete_memory, "NamespaceArgs", ("memory_id",), read_only=False, destructive=True),
+        "undone."), delete_memory, NamespaceArgs, ("memory_id",), read_only=False, destructive=True),
     ToolSpec("memory_neighbors", "Related memories", (
         "List the memories linked to one memory, strongest edge first: SHARES_TAG (common tags, rarer "
         "tags weigh more), SAME_CATEGORY, OVERLAPS (shared distinctive words) and RELATED (explicit, "
         "evidence-backed). Use it to explore around a search result, e.g. the configuration or rules "
-        "that go with a skill."), memory_neighbors, "NeighborsArgs", ("memory_id", "detail"),
+        "that go with a skill."), memory_neighbors, NeighborsArgs, ("memory_id", "detail"),
         defaults={"limit": "neighbors_limit"}),
     ToolSpec("relate_memories", "Relate two memories", (
         "Add an explicit RELATED edge between two memories, so finding one brings up the other. It must "
         "carry `evidence` {source_text, quote}: a text that states the relation and a quote from it; "
         "the edge is saved only if the quote occurs in the text (case and whitespace ignored). `label` "
-        "names the relation (e.g. depends_on)."), relate_memories, "RelationRequest", (), read_only=False),
+        "names the relation (e.g. depends_on)."), relate_memories, RelationRequest, (), read_only=False),
     ToolSpec("memory_history", "History of a memory", (
         "The versions of a fact, oldest first: the memories linked by supersession (`supersedes` on a "
         "write) with when and why each replaced the one before, and which version is current. Use it when "
-        "a result carries `superseded_by`, or to see how a fact changed."), memory_history, "NamespaceArgs",
+        "a result carries `superseded_by`, or to see how a fact changed."), memory_history, NamespaceArgs,
         ("memory_id", "detail")),
     ToolSpec("supersede_candidates", "Possible replacements of a memory", (
         "Proposed \"may supersede\" links a memory is part of: another memory of the same tag or category "
         "that says nearly the same thing with a different number, version, date or name. Each comes with "
         "both differing spans as evidence; nothing is applied. If the newer one does replace the older, "
         "write it again with `supersedes` (or ask the user); if both are true (two clusters, two people), "
-        "leave them."), supersede_candidates, "NamespaceArgs", ("memory_id",)),
+        "leave them."), supersede_candidates, NamespaceArgs, ("memory_id",)),
     ToolSpec("memory_stats", "Memory statistics", (
         "Counts for the namespace: memories, edges per type, degree, and a health histogram. Useful to "
-        "check that memory is populated before relying on it."), memory_stats, "NamespaceArgs", ()),
+        "check that memory is populated before relying on it."), memory_stats, NamespaceArgs, ()),
     ToolSpec("memory_context", "Memory as prompt context", (
         "The memories relevant to a question as one text ready to put in a prompt, within `max_tokens`: "
         "each memory dated (relative phrases such as 'last week' resolved to dates), with its speaker or "
         "source, grouped by conversation in order with neighbouring turns, cut on a memory boundary. "
         "Takes the same query, filters and k as search_memories; returns the text, its token count, the "
-        "memory ids in the order shown and the trace."), memory_context, "ContextRequest", (),
+        "memory ids in the order shown and the trace."), memory_context, ContextRequest, (),
         unlisted=("params",)),
 )}

@@ -30,6 +30,7 @@ from graphmem.analysis.mirror import (
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.model import EDGE_TYPES
+from graphmem.views import dump
 from tests.neo4j_server import open_store
 
 HERE = Path(__file__).parent
@@ -124,7 +125,7 @@ def test_attributes_complete(engine, full):
 
 
 def test_counts_match_store_stats(engine, full):
-    stats = engine.stats(NAMESPACE)
+    stats = dump(engine.stats(NAMESPACE))
     assert full.number_of_nodes() == stats["memories"]
     by_type = Counter(k for *_, k in full.edges(keys=True))
     assert {t: by_type.get(t, 0) for t in EDGE_TYPES} == stats["edges"]
@@ -213,7 +214,7 @@ def test_subgraph_keeps_mirror_order(full):
 
 def test_mirror_ids_per_node_matches_api_graph(engine):
     seeds = ["skill-deploy-billing", "pref-user-tests"]
-    api = engine.graph(NAMESPACE, ids=seeds, hops=1)
+    api = dump(engine.graph(NAMESPACE, ids=seeds, hops=1))
     mine = export.to_json(mirror_ids(engine.store, NAMESPACE, seeds, hops=1, per_node=50))
     assert sorted(json.dumps(n, sort_keys=True) for n in mine["nodes"]) == \
         sorted(json.dumps(n, sort_keys=True) for n in api["nodes"])
@@ -281,7 +282,7 @@ def test_export_round_trip(sqlite_engine, tmp_path, fmt):
 def test_json_export_is_api_shape(sqlite_engine):
     seeds = ["rule-secrets"]
     mine = export.to_json(mirror_ids(sqlite_engine.store, NAMESPACE, seeds, hops=1, per_node=50))
-    api = sqlite_engine.graph(NAMESPACE, ids=seeds, hops=1)
+    api = dump(sqlite_engine.graph(NAMESPACE, ids=seeds, hops=1))
     assert set(mine) == set(api) == {"nodes", "edges"}
     assert {tuple(n) for n in mine["nodes"]} == {tuple(n) for n in api["nodes"]}     # same keys, same order
     assert all(set(e) == {"source", "target", "type", "weight", "reason"} for e in mine["edges"])
@@ -298,7 +299,7 @@ def _cli(sqlite_engine, *args: str):
 
 
 def test_cli_export(sqlite_engine, tmp_path):
-    stats = sqlite_engine.stats(NAMESPACE)
+    stats = dump(sqlite_engine.stats(NAMESPACE))
     out = tmp_path / "all.graphml"
     result = _cli(sqlite_engine, "--format", "graphml", "--namespace", NAMESPACE, "--output", str(out))
     assert result.exit_code == 0, result.output

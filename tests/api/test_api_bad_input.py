@@ -138,11 +138,15 @@ def test_bad_input_is_a_4xx_with_a_json_error_and_stores_nothing(client, method,
 
 
 def test_schema_valid_requests_the_server_used_to_refuse(seeded):
-    """/v1/graph with neither ids nor query, and a relation to a missing memory (404 first)."""
+    """/v1/graph with neither ids nor query, and a relation to a missing memory (404). A relation of
+    a memory to itself is the request model's rule (422, naming to_id)."""
     assert seeded.get("/v1/graph").status_code == 200
-    resp = seeded.post("/v1/relations", json={"from_id": "ghost", "to_id": "ghost",
+    resp = seeded.post("/v1/relations", json={"from_id": "ghost", "to_id": "ghost-2",
                                               "evidence": {"source_text": "a b", "quote": "a"}})
     assert resp.status_code == 404
+    itself = seeded.post("/v1/relations", json={"from_id": "ghost", "to_id": "ghost",
+                                                "evidence": {"source_text": "a b", "quote": "a"}})
+    assert itself.status_code == 422 and itself.get_json()["error"]["field"] == "to_id"
     assert seeded.get("/v1/graph?k=10.0&hops=1.0&ids=db-1").status_code == 200    # JSON Schema integers
 
 

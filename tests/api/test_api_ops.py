@@ -40,7 +40,7 @@ def test_store_unavailable_is_503_with_retry_after(client, engine, monkeypatch):
     def down(*_a, **_k):
         raise StoreUnavailable("the store is not answering")
 
-    monkeypatch.setattr(engine, "run_search", down)
+    monkeypatch.setattr(engine, "search_outcome", down)
     resp = client.post("/v1/search", json={"query": "anything"})
     assert resp.status_code == 503
     # no hint from the store: the breaker's cooldown (store.neo4j.breaker_cooldown), rounded up

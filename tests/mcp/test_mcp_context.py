@@ -55,7 +55,7 @@ def test_the_block_over_mcp(url):
 def test_a_block_past_max_result_chars_is_rebuilt_smaller(make_engine):
     from dataclasses import replace
 
-    from graphmem.contract import contract
+    from graphmem.contract import ContextRequest
     from graphmem.mcp.tools import memory_context
 
     eng = make_engine()
@@ -63,8 +63,7 @@ def test_a_block_past_max_result_chars_is_rebuilt_smaller(make_engine):
               "thread": "s1", "seq": i} for i in range(40)]
     assert {r.status for r in eng.add_batch(turns)} == {"created"}
     cfg = replace(eng.settings.mcp, max_result_chars=2500)
-    req = contract(eng.settings).ContextRequest.model_validate({"query": "garden roses", "max_tokens": 2000,
-                                                                  "k": 40})
+    req = ContextRequest.model_validate({"query": "garden roses", "max_tokens": 2000, "k": 40})
     out = memory_context(eng, cfg, "default", req, {})
     assert len(json.dumps(out, ensure_ascii=False)) <= 2500
     assert out["truncated"]["max_tokens"] < 2000 and out["tokens"] <= out["truncated"]["max_tokens"]

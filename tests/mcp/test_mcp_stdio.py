@@ -18,6 +18,7 @@ from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.ingest.bulk import import_jsonl
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 
 TOOLS = {"search_memories", "add_memory", "get_memory", "update_memory", "delete_memory", "memory_neighbors",
          "relate_memories", "memory_history", "supersede_candidates", "memory_stats", "memory_context"}
@@ -282,7 +283,7 @@ def test_same_ranking_through_mcp_http_and_library(mcp, data_dir, embedder):
     try:
         http = create_app(eng, keyring=Keyring([])).test_client()
         for query in RANK_QUERIES:
-            lib = [(r["id"], r["score"]) for r in eng.search(query, RANK_NS, 10)["results"]]
+            lib = [(r["id"], r["score"]) for r in dump(eng.search(query, RANK_NS, 10))["results"]]
             resp = http.post("/v1/search", json={"query": query, "namespace": RANK_NS, "k": 10})
             api = [(r["id"], r["score"]) for r in resp.get_json()["results"]]
             tool = [(r["id"], r["score"]) for r in

@@ -15,6 +15,7 @@ from graphmem.cli import main
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 from tests.test_same_ranking import FIXTURES, QUERIES, all_edges, load, neo4j_engine
 
 AGENT = FIXTURES / "e2e_agent.jsonl"
@@ -33,8 +34,8 @@ def seeded(engine, namespace: str):
 
 
 def fingerprint(engine, namespace):
-    rankings = [[r["id"] for r in engine.search(q, namespace, k=10)["results"]] for q in QUERIES]
-    return engine.stats(namespace), all_edges(engine, namespace), rankings
+    rankings = [[r["id"] for r in dump(engine.search(q, namespace, k=10))["results"]] for q in QUERIES]
+    return engine.stats(namespace).model_dump(exclude={"server"}), all_edges(engine, namespace), rankings
 
 
 def lose_index_entry(store: SQLiteStore, namespace: str, memory_id: str) -> None:

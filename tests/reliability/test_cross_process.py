@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 from graphmem.model import MemoryFilter
+from graphmem.views import dump
 
 WALRUS = "The walrus database snapshots its volumes every six hours."
 QUERY = "backup frequency of storage"
@@ -32,19 +33,19 @@ def test_other_process_writes_reach_vector_recall(engine, tmp_path):
     data_dir = engine.settings.store.data_dir
     for text in FILLER:
         engine.add({"content": text})
-    first = engine.search(QUERY, recipe="vector")
+    first = dump(engine.search(QUERY, recipe="vector"))
     assert first["results"] and len(engine.store.vectors.namespaces["default"]) == len(FILLER)
 
     line = json.dumps({"id": "walrus", "content": WALRUS, "tags": ["storage"]})
     cli(data_dir, "import", "-", input_text=line + "\n")
-    hits = engine.search(QUERY, recipe="vector", k=3)["results"]
+    hits = dump(engine.search(QUERY, recipe="vector", k=3))["results"]
     assert hits[0]["id"] == "walrus" and hits[0]["kind"] == "direct", [h["id"] for h in hits]
 
     vector = engine.embedder.embed_query(QUERY)
     cli(data_dir, "delete", "walrus")
     found = engine.store.vector_candidates("default", vector, 10, MemoryFilter(), engine.clock())
     assert "walrus" not in found and len(found) == len(FILLER)
-    assert all(h["id"] != "walrus" for h in engine.search(QUERY, recipe="vector")["results"])
+    assert all(h["id"] != "walrus" for h in dump(engine.search(QUERY, recipe="vector"))["results"])
 
 
 def test_other_process_writes_reach_the_lexical_index(engine):

@@ -20,6 +20,7 @@ from graphmem.engine import Graphmem
 from graphmem.ingest.bulk import import_jsonl
 from graphmem.model import EDGE_TYPES
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 from harness.corpus import make_memories
 
 NOW = "2025-03-01T00:00:00.000000Z"
@@ -128,7 +129,7 @@ def test_import_overlapping_embedding_writes_the_same_store(tmp_path, embedder):
         engine = Graphmem(settings, SQLiteStore(tmp_path / str(overlap), settings.store), embedder,
                           clock=lambda: NOW)
         summary = import_jsonl(engine, path, namespace="imp", batch_size=13)
-        outcomes.append((summary, snapshot(engine, "imp"), snapshot(engine, "other"), engine.stats()))
+        outcomes.append((summary, snapshot(engine, "imp"), snapshot(engine, "other"), dump(engine.stats())))
         engine.close()
     assert outcomes[0] == outcomes[1]
     summary = outcomes[0][0]

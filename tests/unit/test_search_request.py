@@ -3,8 +3,8 @@
 import pytest
 
 from graphmem.config import load_settings
-from graphmem.contract import check_recipes
-from graphmem.contract.search import parse_search, search_config
+from graphmem.contract import SearchRequest, check_recipes, validate
+from graphmem.contract.search import search_config
 from graphmem.errors import ConfigError, ValidationError
 
 SETTINGS = load_settings(use_env=False)
@@ -25,13 +25,15 @@ SETTINGS = load_settings(use_env=False)
 ])
 def test_bad_search_parameters_name_the_field(recipe, stages, params, field):
     with pytest.raises(ValidationError) as err:
-        parse_search(SETTINGS, query="q", recipe=recipe, stages=stages, params=params)
+        fields = {"recipe": recipe, "stages": stages, "params": params}
+        validate(SearchRequest, {"query": "q", **{k: v for k, v in fields.items() if v is not None}}, SETTINGS)
     assert err.value.field == field
 
 
 def test_recipe_plus_overrides():
-    request = parse_search(SETTINGS, query="q", recipe="hybrid", stages={"expansion": True},
-                           params={"expansion_seeds": 3, "edge_type_weights": {"OVERLAPS": 0}})
+    request = validate(SearchRequest, {"query": "q", "recipe": "hybrid", "stages": {"expansion": True},
+                                       "params": {"expansion_seeds": 3, "edge_type_weights": {"OVERLAPS": 0}}},
+                       SETTINGS)
     cfg = search_config(SETTINGS, request)
     assert cfg.stage("expansion") and not cfg.stage("health") and cfg.expansion_seeds == 3
     assert cfg.edge_type_weights["OVERLAPS"] == 0 and cfg.edge_type_weights["SHARES_TAG"] > 0
