@@ -66,7 +66,8 @@ def test_mentions_are_stored_with_evidence_and_indexed(engine):
     store = engine.store
     assert store.entity_members(ns, ["pottery workshop"], 10) == {"pottery workshop": ["s2-0", "s1-0"]}
     assert store.entity_counts(ns, ["audrey", "girlfriend"]) == {"audrey": 5, "girlfriend": 2}
-    assert dump(engine.search("pottery", ns, k=2))["results"][0]["memory"]["entities"][1]["entity"] == "pottery workshop"
+    top = engine.search("pottery", ns, k=2).results[0]
+    assert top.memory.entities[1].entity == "pottery workshop"
 
 
 def test_update_delete_and_rescore_keep_mentions_exact(engine):

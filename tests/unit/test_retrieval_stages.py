@@ -4,9 +4,11 @@ import math
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from graphmem.config import load_settings
 from graphmem.contract.responses import DirectWhy
+from graphmem.errors import ConfigError
 from graphmem.model import Edge, HealthPenalty, Memory, TermStats
 from graphmem.retrieval import expansion, rank, recall, router, weighting
 from graphmem.retrieval.candidate import Candidate
@@ -39,6 +41,13 @@ def test_bm25_k1_and_b_come_from_the_recipe():
     assert flat["short"] == flat["long"] == weight * 2 * 2.2 / (2 + 1.2)      # b 0: length does not count
     binary = recall.bm25_scores(["helm"], docs, stats, replace(CFG, bm25_k1=0.0))
     assert binary["short"] == binary["long"] == weight                      # k1 0: only presence counts
+
+
+@pytest.mark.parametrize("key, value", [("bm25_k1", -0.1), ("bm25_b", 1.5), ("bm25_b", "0.75"), ("bm25_k1", True)])
+def test_bm25_settings_outside_their_range_are_refused_at_load(key, value):
+    with pytest.raises(ConfigError, match=key) as err:
+        load_settings(overrides={"search": {key: value}}, use_env=False)
+    assert err.value.field == key
 
 
 def test_rrf_fusion_and_weighted_fusion():
