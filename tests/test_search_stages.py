@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import pytest
 
-from graphmem.contract.responses import SearchResponse, Why
+from graphmem.contract.responses import Why
 from graphmem.ingest.bulk import import_jsonl
 from graphmem.retrieval.pipeline import SearchPipeline, default_plan
 from graphmem.retrieval.stage import Search, Stage
@@ -17,7 +17,7 @@ from graphmem.retrieval.trace import StageRow
 
 FIXTURE = Path(__file__).parent / "fixtures" / "e2e_agent.jsonl"
 QUERY = "How do I ship a new release of the billing service?"
-ROWS = ["router", "recall", "expansion", "weighting", "rank"]
+ROWS = ["router", "recall", "expansion", "multihop", "weighting", "rank"]
 
 
 class HalveTheBest(Stage):
@@ -51,12 +51,12 @@ def with_plan(engine, add_to_weighting: list[Stage]) -> SearchPipeline:
 
 
 def test_the_default_plan_keeps_the_trace_rows_and_names_each_stage_once(agent):
-    plan = default_plan(agent.settings.supersede, agent.settings.time)
+    plan = default_plan(agent.settings.supersede, agent.settings.time, agent.settings.entities)
     assert [row for row, _ in plan] == ROWS
     names = [stage.name for _, stages in plan for stage in stages]
     assert len(names) == len(set(names)) and all(isinstance(s, Stage) for _, stages in plan for s in stages)
     out = agent.search(QUERY, k=5, trace=True)
-    assert [s["stage"] for s in out["trace"]["stages"]] == ROWS
+    assert out.trace is not None and [s.stage for s in out.trace.stages] == ROWS
 
 
 def test_a_stage_added_to_the_plan_runs_in_its_row_on_the_candidates(agent):
@@ -93,6 +93,5 @@ def test_every_result_explains_itself_in_the_typed_why(agent):
         if why.direct is not None:
             assert why.direct.vector is not None or why.direct.lexical is not None
     assert "direct" in kinds and kinds & {"related", "direct+related"}
-    body = agent.search(QUERY, k=10, trace=True)
-    sent = SearchResponse.model_validate(body).results
+    sent = agent.search(QUERY, k=10, trace=True).results
     assert [r.why for r in sent] == [c.explain() for c in outcome.candidates]
