@@ -200,6 +200,7 @@ def _run(store, query: str, **params) -> list[dict]:
         return session.run(query, params).data()
 
 
+@pytest.mark.serial   # removes the database's layout mark: another worker's ensure_schema would migrate early
 def test_ensure_schema_migrates_old_tag_links_and_category_counts(neo):
     store, ns = neo.store, neo.ns
     for m in (mem(ns, "a", t=1, tags=["x"], category="k"), mem(ns, "b", t=3, tags=["x", "y"], category="k"),
