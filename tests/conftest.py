@@ -34,6 +34,8 @@ from tests.neo4j_server import open_store, require_neo4j  # noqa: E402
 # - tests marked ``serial`` change what the whole database holds (e.g. its schema layout) and run apart,
 #   after the parallel run (tests/run.sh: ``-m serial``); a parallel worker deselects them.
 SHARED_SESSION_SETUPS = {"live": "ui-servers", "browser": "ui-servers", "built_dirs": "embedding-builds"}
+# Modules whose tests write fixed Neo4j namespaces ("race", "race-other"): one worker, one at a time.
+FIXED_NAMESPACE_MODULES = {"tests/reliability/test_two_process_race_neo4j.py"}
 
 
 def _xdist_group(item: pytest.Item) -> str | None:
@@ -43,11 +45,14 @@ def _xdist_group(item: pytest.Item) -> str | None:
     if defs is None:
         return None
     scopes = {name: fixturedefs[-1].scope for name, fixturedefs in defs.name2fixturedefs.items() if fixturedefs}
+    module = item.nodeid.split("::", 1)[0]
+    if module in FIXED_NAMESPACE_MODULES:
+        return module
     for name in item.fixturenames:  # type: ignore[attr-defined]
         if name in SHARED_SESSION_SETUPS:
             return SHARED_SESSION_SETUPS[name]
     if any(scope in ("module", "class", "package") for scope in scopes.values()):
-        return item.nodeid.split("::", 1)[0]
+        return module
     return None
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import site
 import socket
@@ -25,18 +24,12 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.helpers.readme import recipe
 from tests.neo4j_server import open_store, require_neo4j
 
 ROOT = Path(__file__).resolve().parents[1]
 SHELL_PRELUDE = f'set -euo pipefail\ngraphmem() {{ "{sys.executable}" -m graphmem "$@"; }}\n'
 README_RANKING = ["deploy-billing", "billing-secrets"]     # what a reader of the example expects
-
-
-def recipe(name: str, language: str = "bash", path: Path = ROOT / "README.md") -> str:
-    text = path.read_text()
-    found = re.search(rf"<!-- recipe: {name} -->\n```{language}\n(.*?)\n```", text, re.S)
-    assert found, f"{path.name} has no ```{language} block after <!-- recipe: {name} -->"
-    return found.group(1)
 
 
 def run_bash(script: str, env: dict[str, str], cwd: Path = ROOT, prelude: str = SHELL_PRELUDE) -> str:

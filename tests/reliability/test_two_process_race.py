@@ -12,7 +12,7 @@ import requests
 
 from bench.bench_two_process import check_data_dir, child_env, race
 from graphmem.client import GraphmemClient
-from tests.api.test_api_server import Server
+from tests.helpers.server import Server
 
 
 def test_two_servers_and_an_import_lose_no_acknowledged_write(tmp_path):

@@ -20,9 +20,8 @@ from graphmem.engine import Graphmem
 from graphmem.model import EDGE_TYPES, MemoryFilter
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.admin import LAYOUT
+from tests.helpers.memories import DIM, MODEL, mem, new_namespace
 from tests.neo4j_server import cypher_trace
-from tests.stores.conftest import DIM, MODEL, new_namespace
-from tests.stores.test_store_contract import mem
 
 pytestmark = pytest.mark.neo4j
 

@@ -13,8 +13,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.helpers.memories import DIM, MODEL
 from tests.neo4j_server import open_store, store_settings
-from tests.stores.conftest import DIM, MODEL
 
 
 def test_sqlite_reports_its_library(sqlite_store):

@@ -19,9 +19,8 @@ import pytest
 from graphmem.errors import StoreUnavailable, ValidationError
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
+from tests.helpers.memories import DIM, MODEL, mem
 from tests.neo4j_server import store_settings
-from tests.stores.conftest import DIM, MODEL
-from tests.stores.test_store_contract import mem
 
 
 def open_store(path: Path, wait: float = 0.4) -> SQLiteStore:
