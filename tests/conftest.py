@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -80,6 +81,11 @@ def neo4j_uri() -> str:
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="graphmem-tests-xdg-data-")
 atexit.register(shutil.rmtree, os.environ["XDG_DATA_HOME"], True)
 os.environ.pop("GRAPHMEM_DATA_DIR", None)
+
+# Hypothesis without wall-clock limits: its per-example deadline and its too-slow data health check
+# time the machine (busy under parallel workers), not the code; time belongs in bench/.
+settings.register_profile("graphmem", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("graphmem")
 
 LEGACY_TEST_MODEL = "test-model"
 os.environ["GRAPHMEM_MODEL"] = TEST_MODEL     # every path embeds with the test model (embedding_model.py)

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.helpers.cli import import_counts
 from tests.helpers.readme import recipe
 from tests.neo4j_server import open_store, require_neo4j
 
@@ -182,7 +183,8 @@ def test_neo4j_recipe_imports_and_searches(tmp_path):
     try:
         store.drop_namespace("default")     # the recipe writes the default namespace of the test server
         out = run_bash(block, clean_env(COLUMNS="220"))       # rich wraps ids in a narrow table
-        assert "15" in out and "skill-deploy-billing" in out and "direct: vector #" in out, out[-3000:]
+        assert import_counts(out) == {"created": 15, "duplicate": 0, "rejected": 0}, out[-3000:]
+        assert "skill-deploy-billing" in out and "direct: vector #" in out, out[-3000:]
         assert "skill-deploy-billing" in store.get_memories("default", ["skill-deploy-billing"]), "to this Neo4j"
     finally:
         store.drop_namespace("default")
