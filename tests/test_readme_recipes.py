@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import site
 import subprocess
@@ -25,18 +24,13 @@ import pytest
 import requests
 
 from harness.servers import free_port
+from tests.helpers.cli import import_counts
+from tests.helpers.readme import recipe
 from tests.neo4j_server import open_store, require_neo4j
 
 ROOT = Path(__file__).resolve().parents[1]
 SHELL_PRELUDE = f'set -euo pipefail\ngraphmem() {{ "{sys.executable}" -m graphmem "$@"; }}\n'
 README_RANKING = ["deploy-billing", "billing-secrets"]     # what a reader of the example expects
-
-
-def recipe(name: str, language: str = "bash", path: Path = ROOT / "README.md") -> str:
-    text = path.read_text()
-    found = re.search(rf"<!-- recipe: {name} -->\n```{language}\n(.*?)\n```", text, re.S)
-    assert found, f"{path.name} has no ```{language} block after <!-- recipe: {name} -->"
-    return found.group(1)
 
 
 def run_bash(script: str, env: dict[str, str], cwd: Path = ROOT, prelude: str = SHELL_PRELUDE) -> str:
@@ -189,7 +183,8 @@ def test_neo4j_recipe_imports_and_searches(tmp_path):
     try:
         store.drop_namespace("default")     # the recipe writes the default namespace of the test server
         out = run_bash(block, clean_env(COLUMNS="220"))       # rich wraps ids in a narrow table
-        assert "15" in out and "skill-deploy-billing" in out and "direct: vector #" in out, out[-3000:]
+        assert import_counts(out) == {"created": 15, "duplicate": 0, "rejected": 0}, out[-3000:]
+        assert "skill-deploy-billing" in out and "direct: vector #" in out, out[-3000:]
         assert "skill-deploy-billing" in store.get_memories("default", ["skill-deploy-billing"]), "to this Neo4j"
     finally:
         store.drop_namespace("default")

@@ -6,25 +6,15 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 
 import pytest
 
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
-from graphmem.ingest.bulk import import_jsonl
 from graphmem.retrieval.overlap import Overlap
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.views import dump
-from tests.neo4j_server import open_store
-
-FIXTURES = Path(__file__).parent / "fixtures"
-QUERIES = ["How do I ship a new release of the billing service?", "search config", "what does the user prefer",
-           "who am I", "secrets in chat", "CI machines"]
-
-
-def neo4j_engine(settings, embedder) -> Graphmem:
-    return Graphmem(settings, open_store(), embedder)
+from tests.helpers.engines import FIXTURES, QUERIES, all_edges, load, neo4j_engine
 
 
 @pytest.fixture
@@ -37,18 +27,6 @@ def pair(tmp_path, embedder):
     neo.store.drop_namespace(namespace)
     lite.close()
     neo.close()
-
-
-def load(engine, namespace, path):
-    summary = import_jsonl(engine, path, namespace=namespace)
-    assert summary["rejected"] == 0
-    return summary
-
-
-def all_edges(engine, namespace):
-    ids = sorted(m.id for batch in engine.store.iter_memories(namespace) for m in batch)
-    return ids, sorted((e.a, e.b, e.type, e.weight, json.dumps(e.reason, sort_keys=True))
-                       for e in engine.store.edges_among(namespace, ids))
 
 
 def ranking(engine, namespace, query, **kwargs):

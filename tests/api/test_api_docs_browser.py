@@ -11,9 +11,9 @@ from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import sync_playwright
-from test_api_server import Server
 
 from graphmem.client import GraphmemClient
+from tests.helpers.server import Server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 

@@ -12,9 +12,9 @@ import pytest
 import requests
 from hypothesis import given
 from hypothesis import strategies as st
-from test_api_server import Server
 
 from graphmem.hosts import HostPolicy, host_name
+from tests.helpers.server import Server
 
 NOTE = {"id": "rebind-probe", "content": "The ledger database backs up every night at two."}
 

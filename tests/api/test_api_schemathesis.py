@@ -21,7 +21,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from test_api_server import Server
+from tests.helpers.server import Server
 
 HERE = Path(__file__).resolve().parent
 KEY = "st-secret-123"

@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from graphmem.client import GraphmemClient, GraphmemClientError
-from tests.api.test_api_server import Server
+from tests.helpers.server import Server
 from tests.neo4j_server import neo4j_auth, neo4j_database, open_store
 
 pytestmark = pytest.mark.neo4j

@@ -39,12 +39,13 @@ def test_probes_answer_while_all_workers_block(tmp_path):
         time.sleep(0.5)                                  # both workers are now inside /block
         health = [call(port, "GET", "/healthz", timeout=5) for _ in range(5)]
         ready = call(port, "GET", "/readyz", timeout=5)
+        blocked_meanwhile = all(thread.is_alive() for thread in blockers)   # both /block calls still held
         ordinary = call(port, "GET", "/other", timeout=10)
         for thread in blockers:
             thread.join()
         assert proc.poll() is None
     assert [h["status"] for h in health] == [200] * 5 and all(h["body"] == {"status": "ok"} for h in health)
-    assert max(h["seconds"] for h in health) < 0.5, health
-    assert ready["status"] == 200 and ready["body"] == {"path": "/readyz"} and ready["seconds"] < 0.5, ready
+    assert ready["status"] == 200 and ready["body"] == {"path": "/readyz"}, ready
+    assert blocked_meanwhile, "a /block call ended before the probes were answered: no proof they need no worker"
     assert ordinary["status"] == 200 and ordinary["seconds"] > 2.0, ordinary   # waited for a worker
 

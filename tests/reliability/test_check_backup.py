@@ -16,7 +16,7 @@ from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.views import dump
-from tests.test_same_ranking import FIXTURES, QUERIES, all_edges, load, neo4j_engine
+from tests.helpers.engines import FIXTURES, QUERIES, all_edges, load, neo4j_engine
 
 AGENT = FIXTURES / "e2e_agent.jsonl"
 

@@ -13,7 +13,7 @@ from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.ingest.chat import import_chat
 from graphmem.stores.sqlite import SQLiteStore
-from tests.test_same_ranking import neo4j_engine
+from tests.helpers.engines import neo4j_engine
 
 PART_CHARS = 400          # limits.max_content_chars: a 16,000-character message becomes 40 parts,
 PARTS = 40                # twice check_recall_depth (20) of one vector

@@ -24,9 +24,8 @@ import pytest
 
 from graphmem.model import MemoryFilter, window_namespace
 from graphmem.stores.sqlite import SQLiteStore
+from tests.helpers.memories import DIM, MODEL, mem
 from tests.neo4j_server import store_settings
-from tests.stores.conftest import DIM, MODEL
-from tests.stores.test_store_contract import mem
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -141,8 +140,8 @@ WRITER = """
 import sys, time
 from graphmem.stores.sqlite import SQLiteStore
 from tests.neo4j_server import store_settings
-from tests.stores.conftest import DIM, MODEL
-from tests.stores.test_store_contract import mem
+from tests.helpers.memories import DIM, MODEL
+from tests.helpers.memories import mem
 store = SQLiteStore(sys.argv[1], store_settings(sqlite_lexical_commit_every=int(sys.argv[2]),
                                                 sqlite_synchronous="NORMAL"))
 store.ensure_schema(MODEL, DIM)

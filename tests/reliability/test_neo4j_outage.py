@@ -1,7 +1,8 @@
 """Neo4j outage: while the test's own Neo4j is stopped, every request fails
-fast with 503 + Retry-After (bounded by the configured timeouts, then the circuit breaker), and
-/readyz answers within 1 s; after a restart the service recovers without one, and nothing
-acknowledged is lost. Scenario: ``bench/bench_outage.py`` (which also saves the figures)."""
+fast with 503 + Retry-After (bounded by the configured timeouts), and /readyz answers within 1 s;
+after a restart the service recovers without one, and nothing acknowledged is lost. Scenario:
+``bench/bench_outage.py``, which also saves the figures (the circuit breaker's latencies among them;
+tests/unit/test_breaker.py checks the breaker itself)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,6 @@ def test_outage_fails_fast_and_recovers(tmp_path, embedder):
     slow = [s for s in samples if s["kind"] != "readyz" and s["seconds"] > REQUEST_BOUND_S]
     assert not slow, slow[:3]
     assert max(s["seconds"] for s in samples if s["kind"] == "readyz") <= READYZ_BOUND_S
-    # The breaker: once open, requests do not wait on the dead store at all.
-    assert result["down"]["search"]["p50_s"] < 0.5 and result["down"]["add"]["p50_s"] < 0.5
     assert result["recovered_after_start_s"] is not None
     assert result["acknowledged_kept"] == result["acknowledged"]
     assert result["add_after_status"] == 201 and result["breaker_state"] == "closed"

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from graphmem.cli import main
 from harness.faults.soak import run_soak
-from tests.api.test_api_server import Server
+from tests.helpers.server import Server
 
 
 def check_data_dir(data_dir: Path) -> dict:

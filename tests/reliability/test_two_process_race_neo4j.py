@@ -14,7 +14,7 @@ from neo4j import GraphDatabase
 
 from graphmem.client import GraphmemClient
 from harness.faults.two_process_neo4j import check_namespace, drop_race_namespace, neo4j_env, race, start_servers
-from tests.api.test_api_server import Server
+from tests.helpers.server import Server
 from tests.neo4j_server import neo4j_auth, neo4j_database
 
 

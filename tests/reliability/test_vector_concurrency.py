@@ -8,9 +8,8 @@ import time
 
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
+from tests.helpers.memories import DIM, MODEL, mem, unit
 from tests.neo4j_server import store_settings
-from tests.stores.conftest import DIM, MODEL
-from tests.stores.test_store_contract import mem, unit
 
 N = 300
 SECONDS = 3.0

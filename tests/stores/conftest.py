@@ -11,22 +11,15 @@ shared with the engine tests, and a store refuses another model than the one it 
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field, replace
 
 import pytest
 
+from graphmem.model import Edge, HealthPenalty, Memory
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.stores.sqlite.ann import AnnSettings
-from tests.embedding_model import TEST_MODEL
+from tests.helpers.memories import DIM, MODEL, new_namespace, unit
 from tests.neo4j_server import open_store, store_settings
-
-DIM = 384
-MODEL = TEST_MODEL
-
-
-def new_namespace(tag: str = "t") -> str:
-    return f"test-{tag}-{uuid.uuid4().hex[:12]}"
 
 
 def open_neo4j(**kwargs):
@@ -117,3 +110,32 @@ def both(request):
         yield lite, neo
     finally:
         neo.cleanup()
+
+
+@pytest.fixture
+def graph(neo):
+    """A small Neo4j graph written through the store (tags, categories, health reasons, every edge type the
+    Browser queries show) in the test's namespace; the Browser query tests and the Browser page read it."""
+    ns = neo.ns
+    specs = {  # id: (tags, category, health, reasons)
+        "a": (["deploy", "prod"], "ops", 1.0, []),
+        "b": (["deploy"], "ops", 0.4, [HealthPenalty("stale", 0.6, "older than 180 days")]),
+        "c": (["deploy", "prod"], "dev", 0.2, [HealthPenalty("conflict", 0.5, "contradicts a"),
+                                               HealthPenalty("stale", 0.3, "old")]),
+        "d": (["misc"], None, 0.9, []),
+        "e": ([], None, 1.0, []),
+    }
+    for n, (id_, (tags, category, health, reasons)) in enumerate(specs.items()):
+        neo.store.save_memory(Memory(
+            id=id_, namespace=ns, content=f"memory {id_} about deploying", content_hash=f"h-{id_}", tags=tags,
+            category=category, created_at=f"2025-01-0{n + 1}T00:00:00.000000Z",
+            updated_at="2025-01-09T00:00:00.000000Z",
+            embedding=unit(n), health=health, health_reasons=reasons, term_counts={"deploy": 1, id_: 1}), [], [])
+    edges = [Edge.make(ns, "a", "b", "SHARES_TAG", 0.8, {"tags": ["deploy"], "rarity": 0.77}),
+             Edge.make(ns, "a", "b", "SAME_CATEGORY", 0.7, {"category": "ops", "similarity": 0.1}),
+             Edge.make(ns, "a", "c", "SHARES_TAG", 1.0, {"tags": ["deploy", "prod"], "rarity": 1.5}),
+             Edge.make(ns, "c", "a", "OVERLAPS", 0.2, {"terms": ["deploy"], "shared_terms": 1}),
+             Edge.make(ns, "b", "c", "RELATED", 0.9, {"quote": "b relates to c"})]
+    a = neo.store.get_memories(ns, ["a"])["a"]
+    neo.store.save_memory(a, edges, [])
+    return neo

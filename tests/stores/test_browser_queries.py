@@ -10,46 +10,16 @@ from __future__ import annotations
 import json
 import re
 
-import numpy as np
 import pytest
 
-from graphmem.model import Edge, HealthPenalty, Memory
+from graphmem.model import Edge, Memory
 from graphmem.stores.neo4j import queries as Q
+from tests.helpers.memories import unit
 
 pytestmark = pytest.mark.neo4j
 BROWSER = sorted(p.stem for p in (Q.cypher_dir() / "browser").glob("*.cypher"))
 
 
-def unit(seed: int) -> np.ndarray:
-    v = np.random.RandomState(seed).standard_normal(384).astype(np.float32)
-    return v / np.linalg.norm(v)
-
-
-@pytest.fixture
-def graph(neo):
-    ns = neo.ns
-    specs = {  # id: (tags, category, health, reasons)
-        "a": (["deploy", "prod"], "ops", 1.0, []),
-        "b": (["deploy"], "ops", 0.4, [HealthPenalty("stale", 0.6, "older than 180 days")]),
-        "c": (["deploy", "prod"], "dev", 0.2, [HealthPenalty("conflict", 0.5, "contradicts a"),
-                                               HealthPenalty("stale", 0.3, "old")]),
-        "d": (["misc"], None, 0.9, []),
-        "e": ([], None, 1.0, []),
-    }
-    for n, (id_, (tags, category, health, reasons)) in enumerate(specs.items()):
-        neo.store.save_memory(Memory(
-            id=id_, namespace=ns, content=f"memory {id_} about deploying", content_hash=f"h-{id_}", tags=tags,
-            category=category, created_at=f"2025-01-0{n + 1}T00:00:00.000000Z",
-            updated_at="2025-01-09T00:00:00.000000Z",
-            embedding=unit(n), health=health, health_reasons=reasons, term_counts={"deploy": 1, id_: 1}), [], [])
-    edges = [Edge.make(ns, "a", "b", "SHARES_TAG", 0.8, {"tags": ["deploy"], "rarity": 0.77}),
-             Edge.make(ns, "a", "b", "SAME_CATEGORY", 0.7, {"category": "ops", "similarity": 0.1}),
-             Edge.make(ns, "a", "c", "SHARES_TAG", 1.0, {"tags": ["deploy", "prod"], "rarity": 1.5}),
-             Edge.make(ns, "c", "a", "OVERLAPS", 0.2, {"terms": ["deploy"], "shared_terms": 1}),
-             Edge.make(ns, "b", "c", "RELATED", 0.9, {"quote": "b relates to c"})]
-    a = neo.store.get_memories(ns, ["a"])["a"]
-    neo.store.save_memory(a, edges, [])
-    return neo
 
 
 def run(ctx, name: str, **params) -> list[dict]:

@@ -19,7 +19,6 @@ import pytest
 
 from graphmem.stores.neo4j import queries as Q
 from tests.neo4j_server import REQUIRE_ENV
-from tests.stores.test_browser_queries import graph  # noqa: F401 (the fixture graph)
 
 pytestmark = pytest.mark.neo4j
 LAUNCHER_DIR = Path(__file__).resolve().parents[2] / "docker" / "neo4j-local"
@@ -60,7 +59,7 @@ def served():
     server.server_close()
 
 
-def test_browser_connects_and_shows_a_memory_neighbourhood(graph, served, chromium, neo4j_uri, tmp_path):  # noqa: F811
+def test_browser_connects_and_shows_a_memory_neighbourhood(graph, served, chromium, neo4j_uri, tmp_path):
     from playwright.sync_api import sync_playwright
 
     browser_module, port = served

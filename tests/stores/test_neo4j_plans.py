@@ -20,9 +20,8 @@ from graphmem.model import EDGE_TYPES, MemoryFilter
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j.admin import LAYOUT
 from harness.corpus import make_memories
+from tests.helpers.memories import DIM, MODEL, mem, new_namespace
 from tests.neo4j_server import cypher_trace
-from tests.stores.conftest import DIM, MODEL, new_namespace
-from tests.stores.test_store_contract import mem
 
 pytestmark = pytest.mark.neo4j
 
@@ -200,6 +199,7 @@ def _run(store, query: str, **params) -> list[dict]:
         return session.run(query, params).data()
 
 
+@pytest.mark.serial   # removes the database's layout mark: another worker's ensure_schema would migrate early
 def test_ensure_schema_migrates_old_tag_links_and_category_counts(neo):
     store, ns = neo.store, neo.ns
     for m in (mem(ns, "a", t=1, tags=["x"], category="k"), mem(ns, "b", t=3, tags=["x", "y"], category="k"),

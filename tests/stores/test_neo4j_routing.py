@@ -13,9 +13,8 @@ from neo4j import Session
 
 from graphmem.errors import StoreConfigError
 from graphmem.model import MemoryFilter
+from tests.helpers.memories import DIM, MODEL, mem, new_namespace, unit
 from tests.neo4j_server import open_store
-from tests.stores.conftest import DIM, MODEL, new_namespace
-from tests.stores.test_store_contract import mem, unit
 
 pytestmark = pytest.mark.neo4j
 

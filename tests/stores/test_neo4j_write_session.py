@@ -14,9 +14,8 @@ import time
 import pytest
 
 from graphmem.errors import StoreUnavailable
+from tests.helpers.memories import DIM, MODEL, mem, new_namespace
 from tests.neo4j_server import open_store
-from tests.stores.conftest import DIM, MODEL, new_namespace
-from tests.stores.test_store_contract import mem
 
 pytestmark = pytest.mark.neo4j
 

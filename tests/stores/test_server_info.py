@@ -8,13 +8,12 @@ from __future__ import annotations
 import socket
 import sqlite3
 import threading
-import time
 from urllib.parse import urlparse
 
 import pytest
 
+from tests.helpers.memories import DIM, MODEL
 from tests.neo4j_server import open_store, store_settings
-from tests.stores.conftest import DIM, MODEL
 
 
 def test_sqlite_reports_its_library(sqlite_store):
@@ -93,13 +92,12 @@ def test_neo4j_info_never_waits_past_the_ping_timeout():
                                       neo4j_ping_timeout=0.5, neo4j_connection_timeout=5.0,
                                       neo4j_acquisition_timeout=5.0))
     try:
-        started = time.monotonic()
         info = store.server_info()
-        elapsed = time.monotonic() - started
-        assert elapsed < 0.9, elapsed
+        # returned while the fetch it started still waits on the silent server (its connection
+        # timeout is 5 s, the ping's 0.5 s): it gave up with the ping, not with the fetch
+        assert store._refresh is not None and not store._refresh.done()
         assert (info.kind, info.version, info.topology) == ("neo4j", "", "unknown")
-        started = time.monotonic()
-        assert store.server_info(refresh=False) == info and time.monotonic() - started < 0.05
+        assert store.server_info(refresh=False) == info and not store._refresh.done()   # no wait at all
     finally:
         stop.set()
         thread.join()

@@ -19,9 +19,9 @@ import numpy as np
 
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
+from tests.helpers.memories import DIM, MODEL, exact_vector, mem, near, unit
 from tests.neo4j_server import store_settings
-from tests.stores.conftest import DIM, MODEL, forced_ann
-from tests.stores.test_store_contract import exact_vector, mem, near, unit
+from tests.stores.conftest import forced_ann
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 1000
@@ -169,7 +169,7 @@ def test_index_saved_by_another_process_is_loaded_and_caught_up(tmp_path):
     fill_script = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
         "from tests.stores.test_sqlite_ann import open_store, fill, memories\n"
-        "from tests.stores.test_store_contract import unit\n"
+        "from tests.helpers.memories import unit\n"
         "from graphmem.model import MemoryFilter\n"
         "s = open_store(__import__('pathlib').Path(sys.argv[2])); fill(s, memories(400))\n"
         "s.vector_candidates('ns', unit(1), 5, MemoryFilter(), ''); s.close()\n")

@@ -8,9 +8,8 @@ import shutil
 import sqlite3
 
 from graphmem.stores.sqlite import SQLiteStore
+from tests.helpers.memories import DIM, MODEL, mem
 from tests.neo4j_server import store_settings
-from tests.stores.conftest import DIM, MODEL
-from tests.stores.test_store_contract import mem
 
 
 def test_old_store_gets_label_counts_and_new_hash_index(tmp_path):

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from graphmem.stores.sqlite import SQLiteStore
+from tests.helpers.memories import DIM, MODEL, mem
 from tests.neo4j_server import store_settings
-from tests.stores.conftest import DIM, MODEL
-from tests.stores.test_store_contract import mem
 
 
 def open_store(path: Path, capacity: int = 100) -> SQLiteStore:

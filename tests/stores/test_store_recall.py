@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.model import MemoryFilter, TermStats
-from tests.neo4j_server import cypher_trace
-from tests.stores.test_store_contract import (
+from tests.helpers.memories import (
     FILTERS,
     NOW,
     as_dict,
@@ -18,6 +17,7 @@ from tests.stores.test_store_contract import (
     save,
     unit,
 )
+from tests.neo4j_server import cypher_trace
 
 TERMS = ["gamma", "x.yaml", "nothing", "alpha"]
 

@@ -5,7 +5,7 @@ removed on delete; a tag filter never matches a topic."""
 from __future__ import annotations
 
 from graphmem.model import Memory, MemoryFilter, topic_label
-from tests.stores.test_store_contract import NOW, mem, save
+from tests.helpers.memories import NOW, mem, save
 
 POTTERY = [{"topic": "pottery", "quote": "Pottery"}, {"topic": "lgbtq", "quote": "LGBTQ"}]
 

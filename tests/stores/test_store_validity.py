@@ -13,9 +13,9 @@ import pytest
 
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
+from tests.helpers.memories import DIM, MODEL, mem, ts
 from tests.neo4j_server import store_settings
-from tests.stores.conftest import DIM, MODEL, forced_ann
-from tests.stores.test_store_contract import mem, ts
+from tests.stores.conftest import forced_ann
 
 NOW = ts(5000)
 FILTERS = [MemoryFilter(as_of=ts(t)) for t in (-10, 0, 150, 400, 900)] + [

@@ -14,8 +14,8 @@ dropped by the namespace check and the window widened again.
 from __future__ import annotations
 
 from graphmem.model import MemoryFilter
+from tests.helpers.memories import mem, near, unit
 from tests.neo4j_server import cypher_trace
-from tests.stores.test_store_contract import mem, near, unit
 
 SMALL, GROWTH, QUERY_TERMS = 40, 50, ["alpha", "kepler", "zephyr"]
 BOUND = {"neo4j": 1.2, "sqlite": 1.5}

@@ -4,7 +4,7 @@ following deletes and content updates. Linking's ranking above it depends on tha
 
 from __future__ import annotations
 
-from tests.stores.test_store_contract import mem
+from tests.helpers.memories import mem
 
 
 def test_newest_holders_per_term_bounded_and_ordered(ctx):

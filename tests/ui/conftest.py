@@ -4,21 +4,16 @@ through the API once; one headless chromium; pages signed in as a tab that typed
 from __future__ import annotations
 
 import shutil
-import sys
 import uuid
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-
-from test_api_server import Server  # noqa: E402
-from ui_seed import KEY, SEED  # noqa: E402
-
-from graphmem.client import GraphmemClient, GraphmemClientError  # noqa: E402
-from tests.neo4j_server import neo4j_auth, neo4j_database  # noqa: E402
+from graphmem.client import GraphmemClient, GraphmemClientError
+from tests.helpers.server import Server
+from tests.neo4j_server import neo4j_auth, neo4j_database
+from tests.ui.ui_seed import KEY, SEED
 
 
 def seed(client: GraphmemClient, attempts: int = 3) -> None:

@@ -13,9 +13,9 @@ from urllib.parse import urlparse
 import requests
 from conftest import open_page
 from playwright.sync_api import Page, expect
-from ui_seed import KEY, XSS
 
 from graphmem.client import GraphmemClient
+from tests.ui.ui_seed import KEY, XSS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SHOTS = os.environ.get("GRAPHMEM_UI_SCREENSHOTS") == "1"

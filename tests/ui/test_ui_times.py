@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from conftest import open_page
 from playwright.sync_api import expect
-from ui_seed import KEY
 
 from graphmem.client import GraphmemClient
+from tests.ui.ui_seed import KEY
 
 
 def test_memory_view_shows_resolved_times(browser, live):
