@@ -363,9 +363,12 @@ class LexicalIndex:
 
     def _newest_rowids(self, searcher: tantivy.Searcher, namespace: str, term: str, fetch: int) -> list[int]:
         base = self._in_namespace(namespace, Q.term_query(SCHEMA, "terms", term))
-        hits = searcher.search(base, fetch, count=False, order_by_field="created_us").hits
-        addresses = [a for _, a in hits]
-        if len(hits) == fetch:          # the cut may split one instant's holders: read all of them
+        # one hit past the cut tells whether the cut splits an instant (rare): only then is the
+        # instant read whole (two more passes over the term's postings)
+        hits = searcher.search(base, fetch + 1, count=False, order_by_field="created_us").hits
+        addresses = [a for _, a in hits[:fetch]]
+        if len(hits) > fetch and int(hits[fetch][0]) == int(hits[fetch - 1][0]):
+            hits = hits[:fetch]
             edge = int(hits[-1][0])
             tie = Q.boolean_query([(MUST, base), (MUST, Q.range_query(
                 SCHEMA, "created_us", tantivy.FieldType.Integer, edge, edge))])
