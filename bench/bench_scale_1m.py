@@ -22,13 +22,18 @@ continues after the last chunk written (a chunk written twice dedupes by id). Ch
   store and pipeline, the namespace's index settings cleared for that run), order alternating;
   recall@10 = overlap of the two top 10s. The embedding part is timed apart (``embed_query``),
   stage times come from the trace.
-- RSS (now, peak), disk (SQLite files, index), load seconds so far and the last segment's rate,
-  edges per type, first-search time (matrix load, index build or load).
+- per stage (trace), p50 and p95; RSS (now, peak), disk (SQLite files, index), load seconds so
+  far, the load rate per tenth of the size (each with the mean 1-minute load average while it
+  ran), edges per type, first-search time (matrix load, index build or load), ``os.getloadavg()``
+  while measuring.
+
+Each size's checkpoint is also saved alone (``<out-prefix><size>.json``, e.g. ``scale-1m-100k.json``).
+``--shape flat`` loads the same memories without thread and seq (no FOLLOWS edges, no windows).
 
 Usage: nice -n 15 python -m bench.bench_scale_1m [--data-dir /work/scale1m-data] [--target 1000000]
        [--checkpoints 10000,100000,250000,500000,750000,1000000] [--queries 200]
        [--stop-at 22:20] (UTC; the load stops before a chunk that would start later)
-       [--out bench/results/scale-1m.json]
+       [--out bench/results/scale-1m.json] [--out-prefix bench/results/scale-1m-] [--shape threads|flat]
 """
 
 from __future__ import annotations
@@ -107,7 +112,7 @@ def rename(text: str, old: list[str], new: tuple[str, str]) -> str:
     return text
 
 
-def items(base: Base, lo: int, hi: int) -> list[dict[str, Any]]:
+def items(base: Base, lo: int, hi: int, shape: str = "threads") -> list[dict[str, Any]]:
     picks = dominant_picks(len(base.texts), lo, hi - lo)
     out = []
     for i, (p0, p1, _) in zip(range(lo, hi), picks.tolist(), strict=True):
@@ -120,10 +125,13 @@ def items(base: Base, lo: int, hi: int) -> list[dict[str, Any]]:
             text += " Also, " + " ".join(clause)
         day = date(2021, 1, 1) + timedelta(days=(conv * 7) % 1000 + session * 10)
         who = names[seq % 2]
-        out.append({"id": f"m{i:07d}", "content": text, "category": f"conv-{conv}/session_{session}",
-                    "tags": [f"speaker:{who}", f"session:{session}", f"date:{day.isoformat()}"],
-                    "source": SOURCES[(i * 7919) % len(SOURCES)], "thread": f"conv-{conv}/session_{session}",
-                    "seq": seq, "created_at": f"{day.isoformat()}T{10 + seq // 4:02d}:{(seq * 7) % 60:02d}:00Z"})
+        item = {"id": f"m{i:07d}", "content": text, "category": f"conv-{conv}/session_{session}",
+                "tags": [f"speaker:{who}", f"session:{session}", f"date:{day.isoformat()}"],
+                "source": SOURCES[(i * 7919) % len(SOURCES)], "thread": f"conv-{conv}/session_{session}",
+                "seq": seq, "created_at": f"{day.isoformat()}T{10 + seq // 4:02d}:{(seq * 7) % 60:02d}:00Z"}
+        if shape == "flat":
+            del item["thread"], item["seq"]
+        out.append(item)
     return out
 
 
@@ -147,11 +155,12 @@ class TimedEmbedder:
         return out
 
 
-def load_chunk(engine: Graphmem, base_vecs: np.ndarray, base: Base, lo: int, hi: int) -> dict[str, int]:
+def load_chunk(engine: Graphmem, base_vecs: np.ndarray, base: Base, lo: int, hi: int,
+               shape: str = "threads") -> dict[str, int]:
     """Memories lo..hi through the real write path, the precomputed vectors in place of the model's."""
     vecs = derived(base_vecs, lo, hi - lo)
     limits = engine.settings.limits
-    group = [(k, validate_memory(it, limits, NS), vecs[k]) for k, it in enumerate(items(base, lo, hi))]
+    group = [(k, validate_memory(it, limits, NS), vecs[k]) for k, it in enumerate(items(base, lo, hi, shape))]
     results = engine.add_prepared(PreparedBatch([None] * len(group), {NS: group}))
     counts: dict[str, int] = {}
     for r in results:
@@ -211,7 +220,9 @@ def measure(engine: Graphmem, store: SQLiteStore, timed: TimedEmbedder, base: Ba
                                  "without_embedding": latency_summary([a - b for a, b in zip(r["ms"], r["embed"],
                                                                                             strict=True)]),
                                  "stage_p50_ms": {s: round(statistics.median(x[s] for x in r["stages"]), 3)
-                                                  for s in r["stages"][0]}}
+                                                  for s in r["stages"][0]},
+                                 "stage_ms": {s: latency_summary([x[s] for x in r["stages"]])
+                                              for s in r["stages"][0]}}
     overlaps = [len(set(a) & set(e)) / max(1, len(e)) for a, e in zip(runs["ann"]["ids"], runs["exact"]["ids"],
                                                                         strict=True)]
     row["recall@10_vs_exact"] = round(float(np.mean(overlaps)), 4)
@@ -222,16 +233,47 @@ def measure(engine: Graphmem, store: SQLiteStore, timed: TimedEmbedder, base: Ba
     row["memory"] = memory_mb()
     cache.save()
     row["disk"] = disk(path)
+    row["loadavg_while_measuring"] = [round(x, 2) for x in os.getloadavg()]
     return row
 
 
+def deciles(chunks: list[list[float]], size: int) -> list[dict[str, float | None]]:
+    """Load rate per tenth of ``size`` from (memories loaded after the chunk, seconds, 1-min load average)."""
+    out = []
+    step = max(1, size // 10)
+    previous = 0.0
+    for d in range(10):
+        part = [c for c in chunks if d * step < c[0] <= (d + 1) * step]
+        if part:
+            seconds = sum(c[1] for c in part)
+            out.append({"up_to": int(part[-1][0]), "rate_per_s": round((part[-1][0] - previous) / seconds, 1)
+                        if seconds else None, "loadavg_1m_mean": round(statistics.mean(c[2] for c in part), 2)})
+            previous = part[-1][0]
+    return out
+
+
+LOAD_PATH = ("Graphmem.add_prepared (dedupe, health, linking, thread windows), 500 per transaction, "
+             "precomputed vectors (bench/scale_vectors.derived over e5 embeddings of LoCoMo sentences)")
+
+
+def size_label(size: int) -> str:
+    if size % 1_000_000 == 0:
+        return f"{size // 1_000_000}m"
+    return f"{size // 1000}k" if size % 1000 == 0 else str(size)
+
+
 def write_report(out: str, facts: dict, progress: dict, args: argparse.Namespace) -> None:
-    save_report(out, {"facts": facts, "namespace": NS, "target": args.target, "load_path":
-                      "Graphmem.add_prepared (dedupe, health, linking, thread windows), 500 per transaction, "
-                      "precomputed vectors (bench/scale_vectors.derived over e5 embeddings of LoCoMo sentences)",
-                      "progress": {k: v for k, v in progress.items() if k != "checkpoints"},
+    save_report(out, {"facts": facts, "namespace": NS, "target": args.target, "shape": args.shape,
+                      "load_path": LOAD_PATH,
+                      "progress": {k: v for k, v in progress.items() if k not in ("checkpoints", "chunks")},
                       "checkpoints": [progress["checkpoints"][k]
                                       for k in sorted(progress["checkpoints"], key=int)]})
+
+
+def write_size(prefix: str, facts: dict, row: dict, args: argparse.Namespace) -> None:
+    """One size's figures alone: the file a curve plots from."""
+    save_report(f"{prefix}{size_label(row['size'])}.json", {"facts": facts, "namespace": NS, "shape": args.shape,
+                                                             "load_path": LOAD_PATH, **row})
 
 
 def main() -> None:
@@ -247,6 +289,8 @@ def main() -> None:
                         "keeps the one it was started with)")
     parser.add_argument("--stop-at", default=None, help="HH:MM UTC: start no chunk after this")
     parser.add_argument("--out", default="bench/results/scale-1m.json")
+    parser.add_argument("--out-prefix", default="bench/results/scale-1m-", help="one JSON per checkpoint size")
+    parser.add_argument("--shape", choices=("threads", "flat"), default="threads")
     args = parser.parse_args()
     facts = run_facts()
     path = Path(args.data_dir)
@@ -254,6 +298,7 @@ def main() -> None:
     progress_file = path / "progress.json"
     progress: dict[str, Any] = json.loads(progress_file.read_text()) if progress_file.exists() else {
         "loaded": 0, "load_seconds": 0.0, "statuses": {}, "checkpoints": {}}
+    progress.setdefault("chunks", [])
     base = Base(locomo_dir())
     base_vecs = base.vectors(path / "base-vectors.npy")
     threshold = args.ann_threshold or progress.get("ann_threshold") or load_settings(
@@ -280,7 +325,9 @@ def main() -> None:
                 row["nice"] = {"load": load_nice, "measure": args.measure_nice}
                 row["load_seconds_so_far"] = round(progress["load_seconds"], 1)
                 row["segment_rate_per_s"] = round(segment_n / segment_t, 1) if segment_t else None
+                row["load_rate_per_decile"] = deciles(progress["chunks"], loaded)
                 progress["checkpoints"][str(due[-1])] = row
+                write_size(args.out_prefix, facts, row, args)
                 segment_t, segment_n = 0.0, 0
                 progress_file.write_text(json.dumps(progress))
                 write_report(args.out, facts, progress, args)
@@ -293,11 +340,12 @@ def main() -> None:
                 break
             hi = min(args.target, loaded + CHUNK, *[m for m in marks if m > loaded])
             t0 = time.perf_counter()
-            for status, n in load_chunk(engine, base_vecs, base, loaded, hi).items():
+            for status, n in load_chunk(engine, base_vecs, base, loaded, hi, args.shape).items():
                 progress["statuses"][status] = progress["statuses"].get(status, 0) + n
             took = time.perf_counter() - t0
             segment_t, segment_n = segment_t + took, segment_n + hi - loaded
             progress["load_seconds"] += took
+            progress["chunks"].append([hi, round(took, 4), round(os.getloadavg()[0], 2)])
             progress["loaded"] = hi
             progress_file.write_text(json.dumps(progress))
             if hi % 10_000 == 0:

@@ -24,3 +24,15 @@ def test_newest_holders_per_term_bounded_and_ordered(ctx):
     store.save_memory(mem(ns, "m10", t=5, text="rewritten without the word"), [], [])
     assert store.term_holders(ns, ["kelp"], 3)["kelp"] == newest[2:5]
     assert store.term_holders(other, ["kelp"], 3)["kelp"] == [(mem(other, "x1", t=50).created_at, "x1")]
+
+
+def test_every_cut_matches_the_full_order(ctx):
+    """Cut at every limit: inside an instant (pairs share created_at) or between two, the newest
+    ``limit`` holders are the head of the full (created_at desc, id desc) order."""
+    store, ns = ctx.store, ctx.ns
+    store.save_batch([mem(ns, f"c{i:02d}", t=i // 2 if i < 8 else i, text=f"heron note{i}") for i in range(14)],
+                     [], [])
+    full = sorted(((mem(ns, "c", t=i // 2 if i < 8 else i).created_at, f"c{i:02d}") for i in range(14)),
+                  reverse=True)
+    for limit in range(1, 16):
+        assert store.term_holders(ns, ["heron"], limit)["heron"] == full[:limit]

@@ -83,8 +83,7 @@ def created_us(created_at: str) -> int:
         stamp = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
     except ValueError:
         return 0
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=UTC)
+    stamp = stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)
     return (stamp - EPOCH) // timedelta(microseconds=1)
 
 
@@ -99,8 +98,7 @@ def log_bounds(db: sqlite3.Connection) -> tuple[int | None, int]:
 
 
 def source_of(db: sqlite3.Connection) -> str:
-    row = db.execute("SELECT value FROM meta WHERE key = 'lexical_source'").fetchone()
-    return row[0] if row else ""
+    return row[0] if (row := db.execute("SELECT value FROM meta WHERE key = 'lexical_source'").fetchone()) else ""
 
 
 def _ints(searcher: tantivy.Searcher, field: str, addresses: list) -> list[int]:
@@ -125,8 +123,7 @@ class LexicalIndex:
             shutil.rmtree(directory)
             self.directory = private_dir(directory)
             self.index = tantivy.Index(SCHEMA, path=str(directory), reuse=False)
-        self.writer_memory = max(int(writer_memory), 15_000_000)
-        self.wait = wait
+        self.writer_memory, self.wait = max(int(writer_memory), 15_000_000), wait
         self._lock = threading.Lock()       # this process's catch-ups, one at a time
         self.catch_ups = 0                  # how many this process committed (tests and stats)
         self._private()
@@ -239,11 +236,16 @@ class LexicalIndex:
 
     @staticmethod
     def _rows_of(db: sqlite3.Connection, keys: Iterable[tuple[str, str]]) -> list[tuple]:
-        out = []
+        """The existing rows of these keys, 500 ids of a namespace per statement (not one each)."""
+        by_ns: dict[str, dict[str, None]] = {}
         for ns, mid in keys:
-            row = db.execute(f"{ROWS} WHERE namespace = ? AND id = ?", (ns, mid)).fetchone()
-            if row is not None:
-                out.append(row)
+            by_ns.setdefault(ns, {})[mid] = None
+        out: list[tuple] = []
+        for ns, found in by_ns.items():
+            ids = list(found)
+            for chunk in (ids[k:k + 500] for k in range(0, len(ids), 500)):
+                marks = ",".join("?" * len(chunk))
+                out += db.execute(f"{ROWS} WHERE namespace = ? AND id IN ({marks})", [ns, *chunk]).fetchall()
         return out
 
     @staticmethod
@@ -363,10 +365,11 @@ class LexicalIndex:
 
     def _newest_rowids(self, searcher: tantivy.Searcher, namespace: str, term: str, fetch: int) -> list[int]:
         base = self._in_namespace(namespace, Q.term_query(SCHEMA, "terms", term))
-        hits = searcher.search(base, fetch, count=False, order_by_field="created_us").hits
-        addresses = [a for _, a in hits]
-        if len(hits) == fetch:          # the cut may split one instant's holders: read all of them
-            edge = int(hits[-1][0])
+        # one hit past the cut: only a cut inside an instant (rare) reads that instant whole
+        hits = searcher.search(base, fetch + 1, count=False, order_by_field="created_us").hits
+        addresses = [a for _, a in hits[:fetch]]
+        if len(hits) > fetch and int(hits[fetch][0]) == int(hits[fetch - 1][0]):
+            edge = int(hits[fetch - 1][0])
             tie = Q.boolean_query([(MUST, base), (MUST, Q.range_query(
                 SCHEMA, "created_us", tantivy.FieldType.Integer, edge, edge))])
             size = int(getattr(searcher.search(tie, 1, count=True), "count", 0) or 0)
