@@ -92,8 +92,8 @@ def sqlite_arms(store: SQLiteStore, namespace: str) -> tuple[Top, Top, dict[str,
 
 def neo4j_arms(store: Any, namespace: str) -> tuple[Top, Top, dict[str, str]]:
     """Neo4j's vector index (SEARCH, namespace inside the index) and Lucene full-text index."""
-    def read(query: str, **params: Any) -> list:
-        return store._read_once(query, params, TIMEOUT_S)
+    def read(statement: str, **params: Any) -> list:
+        return store._read_once(statement, params, TIMEOUT_S)
 
     def vector_top(qvec: np.ndarray) -> list:
         return read(NEO4J_VECTOR, vector=np.asarray(qvec, dtype=np.float32).tolist(), namespace=namespace,
