@@ -58,7 +58,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="graphmem-multihop-") as tmp:
         settings = load_settings(overrides={"store": {"data_dir": tmp}}, use_env=False)
         embedder = load_embedder()
-        store = SQLiteStore(Path(tmp) / "graphmem.db")
+        store = SQLiteStore(Path(tmp) / "graphmem.db", settings.store)
         engine = Graphmem(settings, store, embedder)
         build(store, settings, args.size, embedder.dim)
         queries = make_queries(args.queries)

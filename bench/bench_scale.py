@@ -13,9 +13,10 @@ edges are not part of this bench). At each size it reports:
 - process memory (RSS, peak) and disk (SQLite files, the approximate index);
 - at sizes past the threshold: index build time, and load time of the saved index in a new store;
 - with ``--floor``: graphmem search against its floor in the same run (bench/floor.py's ``Floor``:
-  live query embedding + exact dot product over the same vectors + one FTS5 query over the same
-  texts, and the tighter one over graphmem's own lookup terms), passes alternating, ``--repeats``
-  times. No edges here, so expansion finds nothing to add (its read still runs).
+  live query embedding + the store's vector arm top 100 (its usearch index past the threshold, the
+  exact scan below it) + its tantivy index's top 100, and the tighter one over graphmem's own
+  lookup terms), passes alternating, ``--repeats`` times, each with unique queries. No edges here,
+  so expansion finds nothing to add (its read still runs).
 
 Usage: python -m bench.bench_scale [--sizes 10000,100000,1000000] [--queries 200]
        [--base /tmp/base.npy] [--embed-cache /tmp/emb.sqlite] [--out bench/results/scale.json]
@@ -52,6 +53,7 @@ from graphmem.text import tokenize
 NS = "bench"
 STAMP = "2026-01-01T00:00:00.000000Z"
 CHUNK = 5_000
+WARM = 10
 
 
 def to_memory(item: dict, vector: np.ndarray, namespace: str = NS) -> Memory:
@@ -120,18 +122,19 @@ def insert_cost(store: SQLiteStore, base: np.ndarray, at: int, n: int = 200) -> 
     return {"save_memory_" + k: v for k, v in latency_summary(ms).items()}
 
 
-def against_floor(store: SQLiteStore, engine: Graphmem, size: int, queries: list[str], repeats: int) -> dict:
-    """graphmem search and its floors over the same memories, alternating, ``repeats`` passes."""
-    vectors = store.vectors.namespaces[NS]
-    texts = [it for lo in range(0, size, CHUNK) for it in _items(lo, min(size, lo + CHUNK))]
-    by_id = {it["id"]: it for it in texts}
-    corpus = [by_id[i] for i in vectors.ids[:len(vectors)]]         # row order of the store's matrix
-    floor = Floor(engine.embedder, corpus, vectors.matrix[:len(vectors)], lookup_terms(engine, NS, queries))
-    return passes(floor, lambda q: engine.search_outcome(q, NS, 10), queries, repeats)
+def against_floor(store: SQLiteStore, engine: Graphmem, queries: list[str], repeats: int) -> dict:
+    """graphmem search and its floors (bench/floor.py: the store's own vector and tantivy engines)
+    over the same memories, alternating, ``repeats`` passes of unique queries after a warm-up."""
+    per_pass = max(1, (len(queries) - WARM) // repeats)
+    lists = [queries[WARM + i * per_pass:WARM + (i + 1) * per_pass] for i in range(repeats)]
+    floor = Floor(engine.embedder, store, NS, lookup_terms(engine, NS, queries))
+    return {"floor_arms": floor.arms} | passes(floor, lambda q: engine.search_outcome(q, NS, 10),
+                                               queries[:WARM], lists)
 
 
 def measure(path: Path, store: SQLiteStore, engine: Graphmem, base: np.ndarray, size: int,
-            queries: list[str], qvecs: np.ndarray, ann: AnnSettings, floor_repeats: int = 0) -> dict:
+            queries: list[str], qvecs: np.ndarray, ann: AnnSettings, floor_repeats: int = 0,
+            floor_queries: list[str] | None = None) -> dict:
     row: dict = {"size": size, "approximate": size >= ann.threshold}
     t0 = time.perf_counter()
     store.vector_candidates(NS, qvecs[0], 50, MemoryFilter(), "")       # loads the matrix / builds the index
@@ -144,8 +147,8 @@ def measure(path: Path, store: SQLiteStore, engine: Graphmem, base: np.ndarray, 
         engine.search_outcome(q, NS, 10)
     search_ms = time_calls(lambda q: engine.search_outcome(q, NS, 10), queries)
     row["graphmem_search_live_embedding"] = latency_summary(search_ms)
-    if floor_repeats:
-        row["against_floor"] = against_floor(store, engine, size, queries, floor_repeats)
+    if floor_repeats and floor_queries:
+        row["against_floor"] = against_floor(store, engine, floor_queries, floor_repeats)
     row["insert"] = insert_cost(store, base, size)
     row["memory"] = memory_mb()
     store.vectors.save()
@@ -191,7 +194,8 @@ def main() -> None:
         ann = replace(ann, threshold=args.ann_threshold)
     report["ann"] = ann.__dict__
     qvecs = query_vectors(base, args.queries)
-    queries = make_queries(args.queries)
+    every_query = make_queries(args.queries * (1 + args.repeats) + WARM)   # the floor's passes meet new ones
+    queries, floor_queries = every_query[:args.queries], every_query[args.queries:]
     with tempfile.TemporaryDirectory(prefix="graphmem-scale-") as tmp:
         path = Path(args.data_dir or tmp)
         settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite_synchronous": "NORMAL"}},
@@ -209,7 +213,7 @@ def main() -> None:
                 raise SystemExit(f"{path} holds {loaded} memories, more than {size}")
             loaded = size
             row.update(measure(path, store, engine, base, size, queries, qvecs, ann,
-                               args.repeats if args.floor else 0))
+                               args.repeats if args.floor else 0, floor_queries))
             report["sizes"].append(row)
             print(json.dumps(row), flush=True)
             Path(args.out).write_text(json.dumps(report, indent=2))

@@ -1,13 +1,17 @@
 """graphmem search against its floor, in one run.
 
-The floor is the same work done bare: embed the query (live, no cache), one exact dot product
-over the namespace's float32 matrix, one FTS5 bm25 query over the same tokens. graphmem's search
-(every stage on, k=10) runs on the same corpus with the query also embedded live. Within a pass
-the three take turns query by query (floor, tight floor, graphmem: each sends every query of the
-pass once), so all three meet the same machine load and the ratio holds on a busy machine; a
-per-query ratio's median is reported beside the ratio of medians. Every pass times
-queries no earlier pass (or the warm-up) sent, as a user's queries are new to the row cache, and
-the first pass is reported apart.
+The floor is the same work done bare, through the store's own engines: embed the query (live, no
+cache), the vector index's top 100 (ANN; an exact dot product where the store itself scans
+exactly, below its approximate-index threshold) and the lexical engine's top 100 over the query's
+terms. On the embedded store the lexical engine is its tantivy index (``stores/sqlite/lexical.py``,
+``LexicalIndex.top``); on Neo4j, the ``memory_vector`` index (SEARCH clause, namespace filtered
+inside the index) and the ``memory_text`` Lucene index (``db.index.fulltext.queryNodes``), one
+round trip each. graphmem's search (every stage on, k=10) runs on the same store with the query
+also embedded live. Within a pass the three take turns query by query (floor, tight floor,
+graphmem: each sends every query of the pass once), so all three meet the same machine load and
+the ratio holds on a busy machine; a per-query ratio's median is reported beside the ratio of
+medians. Every pass times queries no earlier pass (or the warm-up) sent, as a user's queries are
+new to the row cache, and the first pass is reported apart.
 
 Usage: python -m bench.floor [--sizes 10000] [--queries 200] [--repeats 3]
        [--models intfloat/e5-small-v2,sentence-transformers/all-MiniLM-L6-v2]
@@ -16,10 +20,10 @@ Each model (default: the configured one) is measured against its own floor in th
 floor's query embedding is the same model's, so the ratio is of graphmem's overhead, not the model.
 The embedding cache only serves the corpus (documents); queries are always embedded live.
 
-A second, tighter floor (``floor_lookup``) runs the full-text query over only the terms graphmem
+A second, tighter floor (``floor_lookup``) runs the lexical query over only the terms graphmem
 itself looks up (``recall.lookup_terms``: the rarest terms under the postings budget, computed
 before timing), so a ratio against it cannot fall below 1 merely because graphmem's lookup is
-bounded and the bare one is not (at 100k the bare query over every term is slower than graphmem).
+bounded and the bare one is not.
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import statistics
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -42,37 +47,81 @@ from graphmem.embedding.embedder import Embedder, load_embedder
 from graphmem.embedding.models import DEFAULT_MODEL
 from graphmem.embedding.prepare import ensure_model
 from graphmem.engine import Graphmem
+from graphmem.model import MemoryFilter
 from graphmem.retrieval import recall
+from graphmem.stores.base import MemoryStore
+from graphmem.stores.neo4j.records import lucene_queries
 from graphmem.stores.sqlite import SQLiteStore
 from graphmem.text import tokenize
 
-POOL = 100  # candidates the floor fetches per channel (graphmem's default recall pool is of this order)
+POOL = 100  # candidates the floor fetches per arm (graphmem's default recall pool is of this order)
+TIMEOUT_S = 60.0
+
+NEO4J_VECTOR = """CYPHER 25
+MATCH (m:Memory)
+  SEARCH m IN (VECTOR INDEX memory_vector FOR $vector WHERE m.namespace = $namespace LIMIT $limit)
+  SCORE AS score
+RETURN m.id AS id, score"""
+NEO4J_LEXICAL = """CALL db.index.fulltext.queryNodes('memory_text', $query, {limit: $limit}) YIELD node, score
+RETURN node.id AS id, score"""
+
+Top = Callable[[Any], list]
+
+
+def sqlite_arms(store: SQLiteStore, namespace: str) -> tuple[Top, Top, dict[str, str]]:
+    """The embedded store's vector arm (its usearch index, or the exact scan it does itself below
+    the threshold) and its tantivy index, called directly."""
+    assert store.vectors is not None and store.lexical is not None, "ensure_schema() first"
+    store.vector_candidates(namespace, np.ones(store.dim, dtype=np.float32), 1, MemoryFilter(), "")   # loads
+    vectors = store.vectors.namespaces[namespace]
+    lexical = store.lexical
+
+    def vector_top(qvec: np.ndarray) -> list:
+        if vectors.ann is not None:
+            return vectors.ann.search(qvec, POOL)
+        scores = vectors.matrix[:len(vectors)] @ qvec
+        return np.argpartition(-scores, min(POOL, len(scores) - 1))[:POOL].tolist()
+
+    def lexical_top(terms: list[str]) -> list:
+        return lexical.top(store.db, namespace, terms, POOL)[0]
+
+    arms = {"vector": "usearch HNSW index" if vectors.ann is not None else "exact dot product (below the "
+            "approximate-index threshold, as the store itself)", "lexical": "tantivy (LexicalIndex.top)"}
+    return vector_top, lexical_top, arms
+
+
+def neo4j_arms(store: Any, namespace: str) -> tuple[Top, Top, dict[str, str]]:
+    """Neo4j's vector index (SEARCH, namespace inside the index) and Lucene full-text index."""
+    def read(statement: str, **params: Any) -> list:
+        return store._read_once(statement, params, TIMEOUT_S)
+
+    def vector_top(qvec: np.ndarray) -> list:
+        return read(NEO4J_VECTOR, vector=np.asarray(qvec, dtype=np.float32).tolist(), namespace=namespace,
+                    limit=POOL)
+
+    def lexical_top(terms: list[str]) -> list:
+        return [row for q in lucene_queries(namespace, terms) for row in read(NEO4J_LEXICAL, query=q, limit=POOL)]
+
+    return vector_top, lexical_top, {"vector": "memory_vector index (SEARCH ... WHERE namespace)",
+                                     "lexical": "memory_text Lucene index (db.index.fulltext.queryNodes)"}
 
 
 class Floor:
-    """Bare vector + full-text search over the same corpus: the least any hybrid search must do."""
+    """Bare vector + lexical search on a store's own engines: the least any hybrid search must do."""
 
-    def __init__(self, embedder: Embedder, corpus: list[dict], vectors: np.ndarray,
+    def __init__(self, embedder: Embedder, store: MemoryStore, namespace: str,
                  lookup: dict[str, list[str]] | None = None) -> None:
         self.embedder = embedder
         self.lookup = lookup or {}
-        self.matrix = np.ascontiguousarray(vectors, dtype=np.float32)
-        self.db = sqlite3.connect(":memory:")
-        self.db.execute("CREATE VIRTUAL TABLE t USING fts5(terms, tokenize='unicode61')")
-        self.db.executemany("INSERT INTO t (rowid, terms) VALUES (?, ?)",
-                            ((i, " ".join(tokenize(m["content"]))) for i, m in enumerate(corpus)))
+        arms = sqlite_arms if store.kind == "sqlite" else neo4j_arms
+        self.vector_top, self.lexical_top, self.arms = arms(store, namespace)  # type: ignore[arg-type]
 
-    def search(self, text: str, terms: list[str] | None = None) -> tuple[np.ndarray, list]:
+    def search(self, text: str, terms: list[str] | None = None) -> tuple[list, list]:
         qvec = self.embedder.embed_query(text)
-        scores = self.matrix @ qvec
-        top = np.argpartition(-scores, POOL)[:POOL]
         terms = tokenize(text) if terms is None else terms
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(terms))
-        rows = self.db.execute("SELECT rowid, bm25(t) FROM t WHERE t MATCH ? ORDER BY rank LIMIT ?",
-                               (match, POOL)).fetchall() if match else []
-        return top, rows
+        return self.vector_top(qvec), (self.lexical_top(terms) if terms else [])
 
-    def search_lookup(self, text: str) -> tuple[np.ndarray, list]:
+    def search_lookup(self, text: str) -> tuple[list, list]:
         """The floor with graphmem's own lookup terms (precomputed per query)."""
         return self.search(text, self.lookup[text])
 
@@ -115,15 +164,15 @@ def passes(floor: Floor, graphmem_search, warm: list[str], per_pass: list[list[s
 def measure(size: int, corpus: list[dict], warm: list[str], per_pass: list[list[str]], cached: Embedder,
             live: Embedder, data_dir: Path) -> dict:
     items = [{k: v for k, v in m.items() if k != "namespace"} for m in corpus[:size]]
-    vectors = cached.embed_documents([m["content"] for m in items])
     settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
-    engine = Graphmem(settings, SQLiteStore(data_dir), LiveQueryEmbedder(cached, live))
+    engine = Graphmem(settings, SQLiteStore(data_dir, settings.store), LiveQueryEmbedder(cached, live))
     if engine.store.stats("bench").namespaces.get("bench", 0) != size:     # else reused (--data-dir)
         for start in range(0, size, 500):
             engine.add_batch(items[start:start + 500], "bench")
     everything = warm + [q for queries in per_pass for q in queries]
-    floor = Floor(live, items, vectors, lookup_terms(engine, "bench", everything))
-    out = passes(floor, lambda q: engine.search_outcome(q, "bench", 10), warm, per_pass)
+    floor = Floor(live, engine.store, "bench", lookup_terms(engine, "bench", everything))
+    out = {"floor_arms": floor.arms} | passes(floor, lambda q: engine.search_outcome(q, "bench", 10),
+                                              warm, per_pass)
     engine.close()
     return out
 
