@@ -66,7 +66,7 @@ ui-assets: $(VENV)/.installed
 PYTEST_WORKERS ?= 4
 test-fast: setup
 	GRAPHMEM_NEO4J_URI= GRAPHMEM_REQUIRE_NEO4J= $(PY) -m pytest -q -p no:cacheprovider -m "not neo4j and not slow" \
-	  -n $(PYTEST_WORKERS) --dist loadgroup
+	  -n $(PYTEST_WORKERS) --dist loadfile
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check graphmem harness tests bench tools

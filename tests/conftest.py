@@ -27,46 +27,21 @@ from tests.embedding_model import TEST_MODEL  # noqa: E402
 from tests.neo4j_server import neo4j_uri as configured_uri  # noqa: E402
 from tests.neo4j_server import open_store, require_neo4j  # noqa: E402
 
-# Parallel runs (pytest-xdist: tests/run.sh runs ``-n N --dist loadgroup``). Each worker is a process of
+
+# Parallel runs (pytest-xdist: tests/run.sh runs ``-n N --dist loadfile``). Each worker is a process of
 # its own (its own session fixtures, temp dirs and XDG data dir); Neo4j tests share the one test database
-# through namespaces of their own. What must not be spread over workers:
-# - tests that share an expensive setup (a module- or class-scoped fixture: a seeded server, the eval
-#   subset, a built wheel; or a session fixture named here) run on one worker, so it is paid once;
-# - tests marked ``serial`` change what the whole database holds (e.g. its schema layout) and run apart,
-#   after the parallel run (tests/run.sh: ``-m serial``); a parallel worker deselects them.
-SHARED_SESSION_SETUPS = {"live": "ui-servers", "browser": "ui-servers", "built_dirs": "embedding-builds"}
-# Modules whose tests write fixed Neo4j namespaces ("race", "race-other"): one worker, one at a time.
-FIXED_NAMESPACE_MODULES = {"tests/reliability/test_two_process_race_neo4j.py"}
-
-
-def _xdist_group(item: pytest.Item) -> str | None:
-    """The worker group of ``item``: its shared session setup's, else its module's when it uses a
-    module- or class-scoped fixture, else None (any worker)."""
-    defs = getattr(item, "_fixtureinfo", None)
-    if defs is None:
-        return None
-    scopes = {name: fixturedefs[-1].scope for name, fixturedefs in defs.name2fixturedefs.items() if fixturedefs}
-    module = item.nodeid.split("::", 1)[0]
-    if module in FIXED_NAMESPACE_MODULES:
-        return module
-    for name in item.fixturenames:  # type: ignore[attr-defined]
-        if name in SHARED_SESSION_SETUPS:
-            return SHARED_SESSION_SETUPS[name]
-    if any(scope in ("module", "class", "package") for scope in scopes.values()):
-        return module
-    return None
-
-
+# through namespaces of their own. A module's tests run on one worker, so its module-scoped setups (a
+# seeded server, the eval subset, a built wheel) are paid once and its fixed names are its own.
+# (``--dist loadgroup`` would also keep cross-module groups together, but xdist 3.8 marks a group by
+# rewriting ``item._nodeid``, which pytest 9 no longer reads: its groups are silently ignored.)
+# Tests marked ``serial`` change what the whole database holds (e.g. its schema layout) and run apart,
+# after the parallel run (tests/run.sh: ``-m serial``); a parallel worker deselects them.
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         serial = [item for item in items if item.get_closest_marker("serial")]
         if serial:
             config.hook.pytest_deselected(items=serial)
             items[:] = [item for item in items if not item.get_closest_marker("serial")]
-    for item in items:
-        group = _xdist_group(item)
-        if group and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")

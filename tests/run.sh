@@ -21,14 +21,13 @@ ruff check graphmem harness tests bench tools
 mypy
 lint-imports
 # Worker processes (pytest-xdist): most tests wait on servers, Neo4j and child processes rather than on
-# the CPU, so more workers than cores pay off; tests sharing an expensive setup stay on one worker
-# (tests/conftest.py). PYTEST_WORKERS=0 runs everything in this process.
+# the CPU, so more workers than cores pay off; a module's tests stay on one worker (tests/conftest.py). PYTEST_WORKERS=0 runs everything in this process.
 WORKERS="${PYTEST_WORKERS:-4}"
 if [ "$WORKERS" = 0 ]; then
   python -m pytest -q -p no:cacheprovider --durations=15 "$@"
 else
   status=0
-  python -m pytest -q -p no:cacheprovider --durations=15 -n "$WORKERS" --dist loadgroup "$@" || status=$?
+  python -m pytest -q -p no:cacheprovider --durations=15 -n "$WORKERS" --dist loadfile "$@" || status=$?
   # Tests that change what the whole test database holds, with nothing else running beside them
   # (exit 5: the arguments selected none of them).
   serial=0
