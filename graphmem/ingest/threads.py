@@ -148,5 +148,5 @@ def window_row(namespace: str, mem: Memory, span: list[Memory], separator: str) 
     text = separator.join(m.content for m in span)
     return replace(mem, namespace=window_namespace(namespace), content=text, content_hash=content_hash(text),
                    term_counts=term_counts(text), metadata={"turns": [m.id for m in span]},
-                   embedding=window_vector(span), topics=[], evidence=None, near_duplicate_of=None,
+                   embedding=window_vector(span), topics=[], entities=[], evidence=None, near_duplicate_of=None,
                    thread=None, seq=None, reason=None, health_reasons=list(mem.health_reasons))
