@@ -6,19 +6,16 @@ are refused with a 4xx-class error and nothing written."""
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
 
 import pytest
 
-from graphmem.config import load_settings
 from graphmem.contract.responses import SearchResponse
 from graphmem.engine import Graphmem
 from graphmem.errors import ValidationError
 from graphmem.model import window_namespace
-from graphmem.stores.sqlite import SQLiteStore
 from graphmem.views import dump
-from tests.neo4j_server import open_store
+from tests.helpers.engines import engine_on
 
 TURNS = {
     "s1-0": ("session-1", "Audrey: I signed up for a pottery workshop on Saturdays."),
@@ -32,15 +29,8 @@ TURNS = {
 
 @pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def engine(request, tmp_path, embedder):
-    settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}}, use_env=False)
-    store = SQLiteStore(tmp_path, settings.store) if request.param == "sqlite" else open_store()
-    eng = Graphmem(settings, store, embedder)
-    eng.test_namespace = f"ent-{uuid.uuid4().hex[:10]}"   # type: ignore[attr-defined]
-    yield eng
-    if request.param == "neo4j":
-        for ns in (eng.test_namespace, window_namespace(eng.test_namespace)):   # type: ignore[attr-defined]
-            store.drop_namespace(ns)
-    eng.close()
+    with engine_on(request.param, tmp_path, embedder, "ent") as eng:
+        yield eng
 
 
 def seed(eng: Graphmem) -> str:

@@ -5,20 +5,16 @@ dates, groups, merges and cuts at its budget; bad budgets are refused with nothi
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
 
 import pytest
 
-from graphmem.config import load_settings
 from graphmem.contract.responses import ContextResponse, SearchResponse
 from graphmem.engine import Graphmem
 from graphmem.errors import ValidationError
-from graphmem.model import window_namespace
-from graphmem.stores.sqlite import SQLiteStore
 from graphmem.text import llm_tokens
 from graphmem.views import dump
-from tests.neo4j_server import open_store, store_settings
+from tests.helpers.engines import engine_on
 
 STAMP = "2023-05-08T13:56:00"
 TURNS = ["Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
@@ -31,15 +27,8 @@ TURNS = ["Caroline: I went to the LGBTQ support group yesterday and it was so po
 
 @pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def engine(request, tmp_path, embedder):
-    settings = load_settings(overrides={"store": {"data_dir": str(tmp_path)}}, use_env=False)
-    store = SQLiteStore(tmp_path, store_settings()) if request.param == "sqlite" else open_store()
-    eng = Graphmem(settings, store, embedder)
-    eng.test_namespace = f"time-{uuid.uuid4().hex[:10]}"   # type: ignore[attr-defined]
-    yield eng
-    if request.param == "neo4j":
-        for ns in (eng.test_namespace, window_namespace(eng.test_namespace)):   # type: ignore[attr-defined]
-            store.drop_namespace(ns)
-    eng.close()
+    with engine_on(request.param, tmp_path, embedder, "time") as eng:
+        yield eng
 
 
 def seed(eng: Graphmem) -> str:

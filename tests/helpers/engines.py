@@ -4,6 +4,7 @@ Neo4j test server), and what the same-data-both-stores tests load and compare.""
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 from graphmem.config import load_settings
 from graphmem.engine import Graphmem
 from graphmem.ingest.bulk import import_jsonl
+from graphmem.model import window_namespace
 from graphmem.stores.sqlite import SQLiteStore
 from tests.neo4j_server import open_store
 
@@ -21,6 +23,23 @@ QUERIES = ["How do I ship a new release of the billing service?", "search config
 
 def neo4j_engine(settings, embedder) -> Graphmem:
     return Graphmem(settings, open_store(), embedder)
+
+
+@contextmanager
+def engine_on(kind: str, data_dir: Path, embedder, prefix: str) -> Iterator[Graphmem]:
+    """An engine on ``kind`` ("sqlite" in ``data_dir``, or the Neo4j test server) with a fresh
+    ``test_namespace`` named from ``prefix``; on Neo4j the namespace and its windows are dropped after."""
+    settings = load_settings(overrides={"store": {"data_dir": str(data_dir)}}, use_env=False)
+    store = SQLiteStore(data_dir, settings.store) if kind == "sqlite" else open_store()
+    engine = Graphmem(settings, store, embedder)
+    engine.test_namespace = f"{prefix}-{uuid.uuid4().hex[:10]}"   # type: ignore[attr-defined]
+    try:
+        yield engine
+    finally:
+        if kind == "neo4j":
+            for ns in (engine.test_namespace, window_namespace(engine.test_namespace)):  # type: ignore[attr-defined]
+                store.drop_namespace(ns)
+        engine.close()
 
 
 @contextmanager
