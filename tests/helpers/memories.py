@@ -105,3 +105,11 @@ FILTERS = [MemoryFilter(), MemoryFilter(include_expired=True), MemoryFilter(tags
            MemoryFilter(current_only=True), MemoryFilter(as_of=ts(15)),
            MemoryFilter(as_of=ts(45), include_expired=True),
            MemoryFilter(as_of=ts(30), current_only=True, tags=["a"])]
+
+
+def link(ns: str, x: str, y: str, type_: str = "OVERLAPS", weight: float = 0.5, **reason) -> Edge:
+    return Edge.make(ns, x, y, type_, weight, reason or {"terms": sorted([x, y]), "n": 2})
+
+
+def key_sorted(edges: list[Edge]) -> list[Edge]:
+    return sorted(edges, key=lambda e: (e.a, e.b, e.type))
