@@ -5,7 +5,9 @@ from dataclasses import replace
 
 import pytest
 
+from graphmem.contract import MemoryInput
 from graphmem.errors import ConflictError, EvidenceRejected, NotFoundError, ValidationError
+from graphmem.ingest.validate import validate_memory
 from graphmem.views import dump
 
 DEPLOY = {"content": "Deploys of the billing service go through the blue-green pipeline in infra/",
@@ -249,3 +251,40 @@ def test_lexical_link_candidates_hold_most_rare_terms_then_newest(make_engine):
     new = engine.add({"id": "probe", "content": "zircon quokka probe"}).memory
     linked = {e.other(new.id) for e in engine.store.edges_of("default", [new.id], types=["OVERLAPS"])}
     assert linked == {"old-both", "newest-one"}      # two terms beat one; then the newest of one term
+
+
+def test_validate_memory_returns_the_contract_model_normalised(engine):
+    limits = engine.settings.limits
+    inp = validate_memory({"content": "  Backups run nightly  ", "tags": [" Ops ", "ops", "NIGHTLY"],
+                           "category": " Runbooks ", "source": " cron ", "reason": " checked ", "thread": " t1 ",
+                           "supersedes": ["a", "b", "a"]}, limits, "work")
+    assert isinstance(inp, MemoryInput)
+    assert (inp.content, inp.tags, inp.category, inp.source, inp.reason, inp.thread, inp.supersedes) == (
+        "Backups run nightly", ["ops", "nightly"], "runbooks", "cron", "checked", "t1", ["a", "b"])
+    assert inp.namespace == "work"
+    bare = validate_memory({"content": "plain", "namespace": "home"}, limits, "work")
+    assert bare.namespace == "home" and bare.tags is None and bare.source is None and bare.metadata is None
+
+
+def test_fields_not_given_are_stored_with_their_defaults(engine):
+    mem = engine.add({"content": "A memory with nothing but content"}).memory
+    stored = engine.get("default", mem.id)
+    assert (stored.tags, stored.source, stored.metadata, stored.category, stored.evidence) == (
+        [], "unknown", {}, None, None)
+
+
+def test_an_update_keeps_the_checked_evidence(engine):
+    source_text = "User said: the staging database restarts every Sunday at 02:00."
+    mem = engine.add({"content": "Staging database restarts on Sundays", "extracted": True,
+                      "evidence": {"source_text": source_text, "quote": "restarts every Sunday"}}).memory
+    assert mem.evidence == {"source_text": source_text, "quote": "restarts every Sunday"}
+    engine.update("default", mem.id, {"tags": ["Staging"]})
+    after = engine.get("default", mem.id)
+    assert after.tags == ["staging"] and after.evidence == mem.evidence
+
+
+def test_a_tag_normalised_longer_than_the_limit_is_stored(engine):
+    """The limit bounds what was sent; NFKC may lengthen it (one ligature is 18 letters)."""
+    tag = "\ufdfa" * engine.settings.limits.max_tag_chars
+    mem = engine.add({"content": "A tag of ligatures", "tags": [tag]}).memory
+    assert len(mem.tags[0]) > engine.settings.limits.max_tag_chars

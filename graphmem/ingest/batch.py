@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphmem.contract.requests import MemoryInput
 from graphmem.errors import GraphmemError, StoreUnavailable
 from graphmem.ingest.context import IngestContext
 from graphmem.ingest.linker import link_memories
 from graphmem.ingest.results import IngestResult
 from graphmem.ingest.supersede_candidates import auto_plan
-from graphmem.ingest.validate import MemoryInput
 from graphmem.model import Edge, Memory
 from graphmem.text import content_hash
 
@@ -38,7 +38,8 @@ def write_group(ingestor: IngestContext, namespace: str, group: list[tuple[int, 
     sup_edges: list[Edge] = []
     for i, inp, vector in group:
         try:
-            existing = ingestor.existing(inp, lambda key: new_ids.get(key) or stored_ids.get(key), by_hash)
+            existing = ingestor.existing(namespace, inp, lambda key: new_ids.get(key) or stored_ids.get(key),
+                                         by_hash)
         except GraphmemError as exc:
             results[i] = IngestResult("rejected", error=exc, index=i)
             continue
@@ -47,7 +48,7 @@ def write_group(ingestor: IngestContext, namespace: str, group: list[tuple[int, 
             results[i] = existing
             continue
         try:
-            mem = ingestor.build(inp, vector)
+            mem = ingestor.build(namespace, inp, vector)
             # earlier items of the batch, or stored memories; else the candidate rule's pick
             pending = {**changed, **new_ids}
             sup = (ingestor.superseder.plan(mem, inp.supersedes, mem.updated_at, inp.reason, pending=pending)

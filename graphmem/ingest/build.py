@@ -8,34 +8,37 @@ import uuid
 import numpy as np
 
 from graphmem.config import Settings
+from graphmem.contract.requests import DEFAULT_SOURCE, MemoryInput
 from graphmem.errors import ConflictError
 from graphmem.ingest.entities import extract_entities
 from graphmem.ingest.health import assess_health, health_score, kept_penalties
 from graphmem.ingest.source import source_weight
 from graphmem.ingest.timeref import memory_time, resolve_memory_times
 from graphmem.ingest.topics import extract_topics
-from graphmem.ingest.validate import MemoryInput
 from graphmem.model import Memory
 from graphmem.text import content_hash, term_counts
 
 
-def build_memory(settings: Settings, inp: MemoryInput, embedding: np.ndarray | None, now: str,
+def build_memory(settings: Settings, namespace: str, inp: MemoryInput, embedding: np.ndarray | None, now: str,
                  created_at: str | None = None, current: Memory | None = None) -> Memory:
-    """A new version of ``current`` keeps its supersession (``superseded_by`` and its penalty)."""
-    health, reasons = assess_health(inp.content, inp.tags, inp.category, settings.health)
+    """``inp`` as ``validate_memory`` normalised it; the fields it leaves out get their defaults here
+    (no tags, source ``unknown``, no metadata). A new version of ``current`` keeps its supersession
+    (``superseded_by`` and its penalty)."""
+    tags, source = inp.tags or [], inp.source or DEFAULT_SOURCE
+    health, reasons = assess_health(inp.content, tags, inp.category, settings.health)
     if current is not None and kept_penalties(current.health_reasons):
         reasons = [*reasons, *kept_penalties(current.health_reasons)]
         health = health_score(reasons)
     mem = Memory(
-        id=inp.id or uuid.uuid4().hex, namespace=inp.namespace, content=inp.content,
-        content_hash=content_hash(inp.content), tags=inp.tags, category=inp.category,
-        source=inp.source, reason=inp.reason, metadata=inp.metadata,
+        id=inp.id or uuid.uuid4().hex, namespace=namespace, content=inp.content,
+        content_hash=content_hash(inp.content), tags=tags, category=inp.category,
+        source=source, reason=inp.reason, metadata=inp.metadata or {},
         created_at=created_at or inp.created_at or now, updated_at=now,
         valid_until=inp.valid_until, expires_at=inp.expires_at,
         embedding=None if embedding is None else np.asarray(embedding, dtype=np.float32),
         health=health, health_reasons=reasons,
-        source_weight=source_weight(inp.source, settings.sources),
-        term_counts=term_counts(inp.content), evidence=inp.evidence,
+        source_weight=source_weight(source, settings.sources),
+        term_counts=term_counts(inp.content), evidence=inp.evidence.model_dump() if inp.evidence else None,
         topics=extract_topics(inp.content, settings.topics), thread=inp.thread, seq=inp.seq,
         valid_from=inp.valid_from, superseded_by=current.superseded_by if current is not None else None)
     mem.times = memory_times(settings, mem)

@@ -10,10 +10,10 @@ from typing import Protocol
 import numpy as np
 
 from graphmem.config import Settings
+from graphmem.contract.requests import MemoryInput
 from graphmem.ingest.results import IngestResult
 from graphmem.ingest.supersede import Superseder
 from graphmem.ingest.threads import ThreadKeeper
-from graphmem.ingest.validate import MemoryInput
 from graphmem.model import Memory
 from graphmem.stores.base import MemoryStore
 
@@ -27,11 +27,11 @@ class IngestContext(Protocol):
     def serial(self) -> AbstractContextManager[None]:
         """The write path's critical section (this process's lock, then the store's write session)."""
 
-    def build(self, inp: MemoryInput, embedding: np.ndarray | None, created_at: str | None = None,
+    def build(self, namespace: str, inp: MemoryInput, embedding: np.ndarray | None, created_at: str | None = None,
               current: Memory | None = None) -> Memory:
         """A memory with health, source weight and terms computed, not yet linked or saved."""
 
-    def existing(self, inp: MemoryInput, by_id: Callable[[str], Memory | None] | None = None,
+    def existing(self, namespace: str, inp: MemoryInput, by_id: Callable[[str], Memory | None] | None = None,
                  by_hash: Callable[[str], Memory | None] | None = None) -> IngestResult | None:
         """The stored memory ``inp`` duplicates, or None."""
 

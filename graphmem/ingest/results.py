@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.contract.requests import DEFAULT_SOURCE
+from graphmem.contract.requests import DEFAULT_SOURCE, MemoryInput
 from graphmem.errors import GraphmemError
-from graphmem.ingest.validate import MemoryInput
 from graphmem.model import Memory
 
 # What a duplicate's answer says when it carried fields the stored memory does not have.
@@ -47,12 +46,12 @@ def not_stored(inp: MemoryInput, stored: Memory) -> dict[str, Any]:
     source, reason or metadata given with another value. An add is idempotent (it never changes a
     stored memory), so these are named in its answer instead of being dropped silently."""
     out: dict[str, Any] = {}
-    new_tags = [t for t in inp.tags if t not in stored.tags]
+    new_tags = [t for t in inp.tags or [] if t not in stored.tags]
     if new_tags:
         out["tags"] = new_tags
     if inp.category is not None and inp.category != stored.category:
         out["category"] = inp.category
-    if inp.source != DEFAULT_SOURCE and inp.source != stored.source:
+    if inp.source not in (None, DEFAULT_SOURCE) and inp.source != stored.source:
         out["source"] = inp.source
     if inp.reason is not None and inp.reason != stored.reason:
         out["reason"] = inp.reason

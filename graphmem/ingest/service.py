@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.config import Settings
+from graphmem.contract.requests import Evidence, MemoryInput
 from graphmem.embedding.embedder import Embedder
 from graphmem.errors import ConflictError, GraphmemError, NotFoundError, StoreUnavailable
 from graphmem.ingest.batch import write_group
@@ -29,7 +30,7 @@ from graphmem.ingest.results import IngestResult, PreparedBatch, duplicate_resul
 from graphmem.ingest.supersede import SupersedePlan, Superseder
 from graphmem.ingest.supersede_candidates import auto_plan
 from graphmem.ingest.threads import ThreadKeeper
-from graphmem.ingest.validate import MemoryInput, validate_memory, validate_patch
+from graphmem.ingest.validate import validate_memory, validate_patch
 from graphmem.model import Edge, Memory, utcnow_iso, window_namespace
 from graphmem.stores.base import MemoryStore
 from graphmem.text import content_hash
@@ -61,11 +62,11 @@ class Ingestor:
             self.lock.release()
 
     # -- building and linking a memory -----------------------------------------------------
-    def build(self, inp: MemoryInput, embedding: np.ndarray | None, created_at: str | None = None,
+    def build(self, namespace: str, inp: MemoryInput, embedding: np.ndarray | None, created_at: str | None = None,
               current: Memory | None = None) -> Memory:
         """A Memory with health, source weight and terms computed, not yet linked or saved
         (``build.build_memory``)."""
-        return build_memory(self.settings, inp, embedding, self.clock(), created_at, current)
+        return build_memory(self.settings, namespace, inp, embedding, self.clock(), created_at, current)
 
     def _save_new(self, mem: Memory, supersede: SupersedePlan | None = None) -> Memory:
         """Link and save a new memory; the older memories it supersedes change in the same transaction."""
@@ -78,15 +79,14 @@ class Ingestor:
         return mem
 
     # -- public operations ----------------------------------------------------------------
-    def existing(self, inp: MemoryInput, by_id: Callable[[str], Memory | None] | None = None,
-                  by_hash: Callable[[str], Memory | None] | None = None) -> IngestResult | None:
+    def existing(self, namespace: str, inp: MemoryInput, by_id: Callable[[str], Memory | None] | None = None,
+                 by_hash: Callable[[str], Memory | None] | None = None) -> IngestResult | None:
         """The stored memory ``inp`` duplicates (same id, else the oldest with the same content);
         ConflictError for a known id with other content. A thread turn with an id is known by its
         id alone: "user: thanks" said in two chats is two turns, each needed in its thread.
         Lookups default to the store's."""
-        ns = inp.namespace
-        by_id = by_id or (lambda key: self.store.get_memories(ns, [key]).get(key))
-        by_hash = by_hash or (lambda digest: self.store.find_by_hash(ns, digest))
+        by_id = by_id or (lambda key: self.store.get_memories(namespace, [key]).get(key))
+        by_hash = by_hash or (lambda digest: self.store.find_by_hash(namespace, digest))
         if inp.id:
             found = by_id(inp.id)
             if found is not None:
@@ -104,14 +104,15 @@ class Ingestor:
 
     def create(self, data: Any, default_namespace: str = "default") -> IngestResult:
         inp = validate_memory(data, self.settings.limits, default_namespace)
+        ns = inp.namespace or default_namespace
         embedding = self.embedder.embed_documents([inp.content])[0]
         with self.serial():
-            existing = self.existing(inp)
+            existing = self.existing(ns, inp)
             if existing is not None:
                 if inp.supersedes and existing.memory is not None:    # a retried write: its links, once
-                    self.supersede(inp.namespace, existing.memory.id, inp.supersedes, inp.reason, "supersedes")
+                    self.supersede(ns, existing.memory.id, inp.supersedes, inp.reason, "supersedes")
                 return existing
-            mem = self.build(inp, embedding)
+            mem = self.build(ns, inp, embedding)
             plan = (self.superseder.plan(mem, inp.supersedes, mem.updated_at, inp.reason)
                     if inp.supersedes else auto_plan(self.superseder, self.store, mem, self.settings.supersede))
             return IngestResult("created", self._save_new(mem, plan))
@@ -143,7 +144,7 @@ class Ingestor:
         for i, item in enumerate(items):
             try:
                 inp = validate_memory(item, self.settings.limits, default_namespace)
-                groups[inp.namespace].append((i, inp))
+                groups[inp.namespace or default_namespace].append((i, inp))
             except GraphmemError as exc:
                 results[i] = IngestResult("rejected", error=exc, index=i)
         valid = [pair for group in groups.values() for pair in group]
@@ -170,17 +171,20 @@ class Ingestor:
             current = self.store.get_memories(namespace, [memory_id]).get(memory_id)
             if current is None:
                 raise NotFoundError(f"memory {memory_id!r} not found", field="id")
-            inp = MemoryInput(
+            # The stored memory with the validated patch applied: trusted values, so not validated again
+            # (a limit lowered since the write must not refuse an edit of another field).
+            inp = MemoryInput.model_construct(
                 content=changes.get("content", current.content), namespace=namespace, id=memory_id,
                 tags=changes.get("tags", current.tags), category=changes.get("category", current.category),
                 source=changes.get("source", current.source), reason=changes.get("reason", current.reason),
                 metadata=changes.get("metadata", current.metadata),
                 valid_until=changes.get("valid_until", current.valid_until),
-                expires_at=changes.get("expires_at", current.expires_at), evidence=current.evidence,
+                expires_at=changes.get("expires_at", current.expires_at),
+                evidence=Evidence.model_construct(**current.evidence) if current.evidence else None,
                 thread=current.thread, seq=current.seq, valid_from=changes.get("valid_from", current.valid_from))
             relink = any(k in changes for k in ("content", "tags", "category"))
             embedding = embedded if "content" in changes else current.embedding
-            mem = self.build(inp, embedding, created_at=current.created_at, current=current)
+            mem = self.build(namespace, inp, embedding, created_at=current.created_at, current=current)
             if not relink:
                 mem.near_duplicate_of = current.near_duplicate_of
                 self.store.save_memory(mem, [], [], also=self.threads.plan_writes(namespace, [mem]).windows)

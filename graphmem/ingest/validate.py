@@ -1,39 +1,22 @@
 """Input validation for memories, by the API contract's models (``graphmem.contract``), then
 normalisation. Errors name the offending field; nothing is written until a whole memory validates.
-The evidence gate (quote found in its source) is the ingest rule kept here, beyond the schema."""
+The evidence gate (quote found in its source) is the ingest rule kept here, beyond the schema.
+
+Ingest works on the contract's ``MemoryInput`` itself: ``validate_memory`` returns it normalised.
+Normalisation stays here rather than in the model's validators because the HTTP and MCP layers
+validate a body, dump it and hand the dict to the engine, which validates it again: a normalising
+validator would then check its own output against the limits (NFKC can lengthen a tag)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from graphmem.config import Limits
 from graphmem.contract import validate
-from graphmem.contract.requests import DEFAULT_SOURCE, MemoryPatch
-from graphmem.contract.requests import MemoryInput as MemoryRequest
+from graphmem.contract.requests import DEFAULT_SOURCE, MemoryInput, MemoryPatch
 from graphmem.errors import ValidationError
 from graphmem.ingest.evidence import check_evidence
 from graphmem.text import normalize_category, normalize_tag
-
-
-@dataclass
-class MemoryInput:
-    content: str
-    namespace: str = "default"
-    id: str | None = None
-    tags: list[str] = field(default_factory=list)
-    category: str | None = None
-    source: str = DEFAULT_SOURCE
-    reason: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    valid_until: str | None = None
-    expires_at: str | None = None
-    created_at: str | None = None
-    evidence: dict[str, str] | None = None
-    thread: str | None = None
-    seq: int | None = None
-    valid_from: str | None = None
-    supersedes: list[str] = field(default_factory=list)
 
 
 def normalize_tags(tags: list[str] | None) -> list[str]:
@@ -46,18 +29,19 @@ def _strip(value: str | None) -> str | None:
 
 
 def validate_memory(data: Any, limits: Limits, default_namespace: str = "default") -> MemoryInput:
-    """Turn an untrusted dict into a normalised MemoryInput or raise naming the field."""
-    m = validate(MemoryRequest, data, limits)
-    evidence = None
+    """Turn an untrusted dict into the contract's MemoryInput, normalised (text stripped, tags and
+    category in their compared form, supersedes once each, the namespace resolved) and its evidence
+    through the gate, or raise naming the field. Fields not given stay None (ingest's defaults then
+    apply: no tags, source ``unknown``, no metadata)."""
+    m = validate(MemoryInput, data, limits)
     if m.extracted or m.evidence is not None:
-        evidence = check_evidence(m.evidence.model_dump() if m.evidence else None)
-    return MemoryInput(
-        content=m.content.strip(), namespace=m.namespace or default_namespace, id=m.id,
-        tags=normalize_tags(m.tags), category=normalize_category(m.category) if m.category else None,
-        source=_strip(m.source) or DEFAULT_SOURCE, reason=_strip(m.reason), metadata=m.metadata or {},
-        valid_until=m.valid_until, expires_at=m.expires_at, created_at=m.created_at, evidence=evidence,
-        thread=_strip(m.thread) or None, seq=m.seq, valid_from=m.valid_from,
-        supersedes=list(dict.fromkeys(m.supersedes)))
+        check_evidence(m.evidence.model_dump() if m.evidence else None)
+    return m.model_copy(update={
+        "content": m.content.strip(), "namespace": m.namespace or default_namespace,
+        "tags": normalize_tags(m.tags) if m.tags is not None else None,
+        "category": normalize_category(m.category) if m.category else None,
+        "source": _strip(m.source), "reason": _strip(m.reason), "thread": _strip(m.thread),
+        "supersedes": list(dict.fromkeys(m.supersedes))})
 
 
 def validate_patch(data: Any, limits: Limits) -> dict[str, Any]:

@@ -183,3 +183,12 @@ def test_a_finite_metadata_round_trips(client):
     assert resp.status_code == 201, resp.get_json()
     stored = client.get(f"/v1/memories/{resp.get_json()['memory']['id']}")
     assert _strict_loads(stored.get_data(as_text=True))["metadata"] == meta
+
+
+def test_a_tag_normalised_longer_than_the_limit_is_created(client):
+    """The route validates the body and the engine validates it again: normalisation (NFKC turns
+    one ligature into 18 letters) must not be checked against the limit the second time."""
+    tag = "\ufdfa" * 64
+    resp = client.post("/v1/memories", json={**GOOD, "tags": [tag]})
+    assert resp.status_code == 201, resp.get_json()
+    assert len(resp.get_json()["memory"]["tags"][0]) > 64
