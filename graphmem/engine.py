@@ -125,7 +125,9 @@ class Graphmem:
     def prepare_batch(self, items: list[Any], namespace: str = "default") -> PreparedBatch:
         """Validate and embed (no store access); ``add_prepared`` writes the result. The count is
         bounded as an HTTP batch's is (``BatchSize``); each item is validated on its own."""
-        self._parse(BatchSize, memories=list(items))
+        items = list(items)
+        # only the count is the batch's rule: an item's own values (a NaN, say) reject that item alone
+        self._parse(BatchSize, memories=[None] * len(items))
         return self.ingestor.prepare_batch(items, namespace)
 
     def add_prepared(self, prepared: PreparedBatch, progress=None) -> list[IngestResult]:
