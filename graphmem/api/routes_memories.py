@@ -14,6 +14,7 @@ from graphmem.api.serialize import body_namespace, engine, principal, query_name
 from graphmem.api.validation import operation
 from graphmem.contract.requests import BatchRequest, ListArgs, MemoryInput, MemoryPatch, NamespaceArgs
 from graphmem.contract.search import list_filters
+from graphmem.errors import StoreUnavailable
 from graphmem.views import dump
 
 bp = Blueprint("memories", __name__, url_prefix="/v1")
@@ -61,7 +62,11 @@ def create_batch(body: BatchRequest) -> Response:
         if item.namespace not in (None, ns) and not principal().may_use(item.namespace):
             raise ApiError(403, "forbidden_namespace", f"this key may not use namespace {item.namespace!r}",
                            f"memories[{i}].namespace")
-    answer = engine().add_batch([_fields(item) for item in body.memories], ns)    # 503 when nothing was written
+    try:
+        answer = engine().add_batch([_fields(item) for item in body.memories], ns)
+    except StoreUnavailable:     # nothing was written: a 503, each item counted as the rejection it was
+        _metrics().observe_ingest(["rejected"] * len(body.memories))
+        raise
     _metrics().observe_ingest([r.status for r in answer.results])
     return jsonify(dump(answer))
 
