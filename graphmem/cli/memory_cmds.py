@@ -138,7 +138,7 @@ def import_(cli: CliContext, path, fmt, thread, namespace, namespace_field, batc
 @pass_cli
 def get(cli: CliContext, memory_id, namespace) -> None:
     """Show one memory by id (always works, whatever its health)."""
-    _echo_json(cli.engine().get(namespace, memory_id).to_dict())
+    _echo_json(dump(cli.engine().get(namespace, memory_id)))
 
 
 @click.command()
