@@ -43,7 +43,7 @@ def seed(data_dir: Path, n: int) -> int:
     try:
         memories = [{k: v for k, v in m.items() if k != "namespace"} for m in make_memories(n)]
         return sum(r.status == "created" for start in range(0, n, 500)
-                   for r in eng.add_batch(memories[start:start + 500], NAMESPACE))
+                   for r in eng.add_batch(memories[start:start + 500], NAMESPACE).results)
     finally:
         eng.close()
 

@@ -4,7 +4,8 @@ Retrieval returns the matching memory *and* the related skill, config note or ru
 another record, through a small deterministic and explainable layer after the first search.
 
 The public surface is what ``_EXPORTS`` names (``__all__``); everything else is private and may
-change. Calls answer with the models of ``graphmem.contract.responses``, as the HTTP client does::
+change. Calls answer with the models of ``graphmem.contract.responses`` (``CreateResult``,
+``Memory``, ``Edge``, ``SearchResponse``, ...), as the HTTP client does::
 
     import graphmem
 
@@ -30,11 +31,8 @@ _EXPORTS: dict[str, str] = {
     "Settings": "graphmem.config",
     "load_settings": "graphmem.config",
     "contract": "graphmem.contract",          # the module: request and response models
-    "Memory": "graphmem.model",
-    "Edge": "graphmem.model",
-    "MemoryFilter": "graphmem.model",
+    "MemoryFilter": "graphmem.model",            # an input: the filters of search and list_memories
     "SearchOutcome": "graphmem.retrieval.pipeline",
-    "IngestResult": "graphmem.ingest.service",
     "GraphmemClient": "graphmem.client",
     "GraphmemClientError": "graphmem.client",
     "GraphmemError": "graphmem.errors",
@@ -69,8 +67,7 @@ if TYPE_CHECKING:      # the same names, for type checkers (the lazy loader give
         StoreUnavailable,
         ValidationError,
     )
-    from graphmem.ingest.service import IngestResult  # noqa: F401
-    from graphmem.model import Edge, Memory, MemoryFilter  # noqa: F401
+    from graphmem.model import MemoryFilter  # noqa: F401
     from graphmem.retrieval.pipeline import SearchOutcome  # noqa: F401
 
 

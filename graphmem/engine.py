@@ -33,13 +33,21 @@ from graphmem.errors import NotFoundError
 from graphmem.ingest.service import Ingestor, IngestResult, PreparedBatch
 from graphmem.ingest.supersede import link_view
 from graphmem.ingest.supersede_candidates import proposals_about
-from graphmem.model import EDGE_TYPES, Edge, Memory, MemoryFilter, utcnow_iso, window_namespace
+from graphmem.model import EDGE_TYPES, Memory, MemoryFilter, utcnow_iso, window_namespace
 from graphmem.retrieval.context_block import build_block
 from graphmem.retrieval.pipeline import SearchOutcome, SearchPipeline
 from graphmem.retrieval.pipeline import SearchRequest as PipelineRequest
 from graphmem.stores.base import MemoryStore
 from graphmem.stores.factory import open_store
-from graphmem.views import merge_stats, search_response, stats_response
+from graphmem.views import (
+    batch_response,
+    create_response,
+    edge_response,
+    memory_response,
+    merge_stats,
+    search_response,
+    stats_response,
+)
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -113,14 +121,16 @@ class Graphmem:
         return self._parse(MemoryPath, memory_id=memory_id).memory_id
 
     # -- memories ---------------------------------------------------------------------------
-    def add(self, data: Any, namespace: str = "default") -> IngestResult:
-        return self.ingestor.create(data, namespace)
+    def add(self, data: Any, namespace: str = "default") -> responses.CreateResult:
+        """Store one memory (idempotent: a duplicate answers with the stored memory and ``not_stored``)."""
+        return create_response(self.ingestor.create(data, namespace))
 
-    def add_batch(self, items: list[Any], namespace: str = "default", progress=None) -> list[IngestResult]:
+    def add_batch(self, items: list[Any], namespace: str = "default", progress=None) -> responses.BatchResponse:
         """Each item is created, a duplicate, or rejected with its reason; never all-or-nothing.
         Each namespace's new memories are linked together (``ingest/linker.py``: the same edges as one
-        insert after another) and written in one transaction."""
-        return self.add_prepared(self.prepare_batch(items, namespace), progress)
+        insert after another) and written in one transaction. ``StoreUnavailable`` when nothing was
+        written because the store was down (the whole batch may be retried)."""
+        return batch_response(namespace, self.add_prepared(self.prepare_batch(items, namespace), progress))
 
     def prepare_batch(self, items: list[Any], namespace: str = "default") -> PreparedBatch:
         """Validate and embed (no store access); ``add_prepared`` writes the result. The count is
@@ -131,16 +141,20 @@ class Graphmem:
         return self.ingestor.prepare_batch(items, namespace)
 
     def add_prepared(self, prepared: PreparedBatch, progress=None) -> list[IngestResult]:
+        """The write path's own per-item outcomes (the bulk import reads them item by item)."""
         return self.ingestor.write_prepared(prepared, progress)
 
-    def get(self, namespace: str, memory_id: str) -> Memory:
+    def get(self, namespace: str, memory_id: str) -> responses.Memory:
+        return memory_response(self._stored(namespace, memory_id))
+
+    def _stored(self, namespace: str, memory_id: str) -> Memory:
         found = self.store.get_memories(self._ns(namespace), [memory_id]).get(memory_id)
         if found is None:
             raise NotFoundError(f"memory {memory_id!r} not found in namespace {namespace!r}", field="id")
         return found
 
-    def update(self, namespace: str, memory_id: str, patch: Any) -> Memory:
-        return self.ingestor.update(self._ns(namespace), memory_id, patch)
+    def update(self, namespace: str, memory_id: str, patch: Any) -> responses.Memory:
+        return memory_response(self.ingestor.update(self._ns(namespace), memory_id, patch))
 
     def delete(self, namespace: str, memory_id: str) -> None:
         if not self.ingestor.delete(self._ns(namespace), memory_id):
@@ -216,12 +230,13 @@ class Graphmem:
                 "windows": {i: list(windows[i].metadata.get("turns", [])) for i in ids if i in windows}}
 
     def relate(self, namespace: str, from_id: Any, to_id: Any, evidence: Any,
-               label: str | None = None, weight: float | None = None) -> Edge:
+               label: str | None = None, weight: float | None = None) -> responses.Edge:
         """An explicit relation, the values parsed by the contract's ``RelationRequest``."""
         body = self._parse(RelationRequest, from_id=from_id, to_id=to_id, evidence=evidence, label=label,
                            weight=weight)
-        return self.ingestor.relate(self._ns(namespace), body.from_id, body.to_id, body.evidence.model_dump(),
-                                    body.label.strip() if body.label else None, body.weight)
+        return edge_response(self.ingestor.relate(self._ns(namespace), body.from_id, body.to_id,
+                                                  body.evidence.model_dump(),
+                                                  body.label.strip() if body.label else None, body.weight))
 
     def rescore(self, namespace: str | None = None) -> dict[str, int]:
         return self.ingestor.rescore(namespace)
@@ -269,7 +284,7 @@ class Graphmem:
                   min_weight: Any = None, limit: Any = None) -> responses.NeighborsResponse:
         """One hop around a memory, the values parsed by the contract's ``NeighborsArgs``."""
         args = self._parse(NeighborsArgs, types=types, min_weight=min_weight, limit=limit)
-        mem = self.get(namespace, memory_id)
+        mem = self._stored(namespace, memory_id)
         edges, others = self.store.neighbors_with_memories(namespace, [memory_id], args.limit, args.min_weight,
                                                            list(args.types) or list(EDGE_TYPES), ())
         return responses.NeighborsResponse.model_validate({"memory": mem.to_dict(), "neighbors": [

@@ -9,10 +9,50 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphmem.contract import responses
 from graphmem.contract.requests import DEFAULT_SOURCE
 from graphmem.contract.responses import SearchResponse, Server, Stats, Why
-from graphmem.model import EDGE_TYPES, HEALTH_BINS, StoreStats
+from graphmem.errors import StoreUnavailable
+from graphmem.ingest.results import IngestResult
+from graphmem.model import EDGE_TYPES, HEALTH_BINS, Edge, Memory, StoreStats
 from graphmem.retrieval.pipeline import SearchOutcome
+
+BATCH_STATUSES = ("created", "duplicate", "rejected")
+
+
+def memory_response(memory: Memory) -> responses.Memory:
+    """One stored memory as GET /v1/memories/{id} sends it (no embedding, no term counts)."""
+    return responses.Memory.model_validate(memory.to_dict())
+
+
+def _item_document(result: IngestResult) -> dict[str, Any]:
+    """One add's outcome: status, the memory, a duplicate's ``not_stored`` and note, a rejection's error."""
+    out = result.to_dict()
+    out.pop("index")
+    return out
+
+
+def create_response(result: IngestResult) -> responses.CreateResult:
+    """One add's answer (POST /v1/memories): created or a duplicate, with the stored memory."""
+    return responses.CreateResult.model_validate(_item_document(result))
+
+
+def batch_response(namespace: str, results: list[IngestResult]) -> responses.BatchResponse:
+    """A batch's answer (POST /v1/memories:batch): the count per status and each item's outcome in
+    request order. When nothing was written because the store was down, the whole batch is retryable:
+    that ``StoreUnavailable`` is raised (HTTP 503) instead of answering every item as rejected."""
+    down = [r.error for r in results if isinstance(r.error, StoreUnavailable)]
+    if down and all(r.status == "rejected" for r in results):
+        raise down[0]
+    return responses.BatchResponse.model_validate({
+        "namespace": namespace,
+        "summary": {status: sum(r.status == status for r in results) for status in BATCH_STATUSES},
+        "results": [r.to_dict() for r in results]})
+
+
+def edge_response(edge: Edge) -> responses.Edge:
+    """One edge as POST /v1/relations and the graph send it (``source``/``target``, not ``a``/``b``)."""
+    return responses.Edge.model_validate(edge.to_dict())
 
 
 def search_response(outcome: SearchOutcome, query: str, namespace: str, explain: bool = True,

@@ -13,6 +13,7 @@ from graphmem.config import load_settings
 from graphmem.contract.responses import BatchItemResult, CreateResult
 from graphmem.engine import Graphmem
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.views import dump
 from tests.neo4j_server import open_store, store_settings
 
 RUNBOOK = {"id": "deploy-billing", "content": "To ship billing, run the release workflow from main.",
@@ -44,17 +45,16 @@ def test_a_duplicate_names_what_it_did_not_store(engine):
     before = snapshot(engine, ns)
     again = engine.add({**RUNBOOK, "tags": ["billing", "deploy"], "category": "howto", "reason": "asked twice"},
                        ns)
-    out = again.to_dict()
-    assert out["status"] == "duplicate" and out["duplicate_of"] == "deploy-billing"
-    assert out["not_stored"] == {"tags": ["deploy"], "category": "howto", "reason": "asked twice"}
-    assert "PATCH /v1/memories/deploy-billing" in out["note"]
+    assert again.status == "duplicate" and again.duplicate_of == "deploy-billing"
+    assert again.not_stored == {"tags": ["deploy"], "category": "howto", "reason": "asked twice"}
+    assert again.note is not None and "PATCH /v1/memories/deploy-billing" in again.note
     assert snapshot(engine, ns) == before, "an add never changes a stored memory"
-    same = engine.add(RUNBOOK, ns).to_dict()
+    same = dump(engine.add(RUNBOOK, ns))
     assert same["status"] == "duplicate" and "not_stored" not in same and "note" not in same, "a plain retry"
-    by_content = engine.add({"content": SIDE["content"], "tags": ["vault"]}, ns).to_dict()
-    assert (by_content["duplicate_of"], by_content["not_stored"]) == ("billing-secrets", {"tags": ["vault"]})
-    batch = [r.to_dict() for r in engine.add_batch([{**SIDE, "tags": ["billing", "secrets"]}, RUNBOOK], ns)]
-    assert [r.get("not_stored") for r in batch] == [{"tags": ["secrets"]}, None]
+    by_content = engine.add({"content": SIDE["content"], "tags": ["vault"]}, ns)
+    assert (by_content.duplicate_of, by_content.not_stored) == ("billing-secrets", {"tags": ["vault"]})
+    batch = engine.add_batch([{**SIDE, "tags": ["billing", "secrets"]}, RUNBOOK], ns).results
+    assert [r.not_stored for r in batch] == [{"tags": ["secrets"]}, None]
     assert snapshot(engine, ns) == before
 
 

@@ -37,12 +37,12 @@ def seed(eng: Graphmem) -> str:
     ns = eng.test_namespace   # type: ignore[attr-defined]
     items = [{"id": i, "content": text, "thread": thread, "seq": int(i[-1])}
              for i, (thread, text) in TURNS.items()]
-    assert {r.status for r in eng.add_batch(items, ns)} == {"created"}
+    assert {r.status for r in eng.add_batch(items, ns).results} == {"created"}
     return ns
 
 
 def keys(mem) -> list[str]:
-    return [e["entity"] for e in mem.entities]
+    return [e.entity for e in mem.entities]
 
 
 def test_mentions_are_stored_with_evidence_and_indexed(engine):
@@ -51,7 +51,7 @@ def test_mentions_are_stored_with_evidence_and_indexed(engine):
     assert keys(first)[:3] == ["audrey", "pottery workshop", "workshop"]
     for memory_id, (_, text) in TURNS.items():          # evidence-gated: each span is in the memory
         mentions = engine.get(ns, memory_id).entities
-        assert mentions and all(m["quote"] in text for m in mentions)
+        assert mentions and all(m.quote in text for m in mentions)
     assert "dog" in keys(engine.get(ns, "s3-0"))               # "my dogs": plural and possessive folded
     store = engine.store
     assert store.entity_members(ns, ["pottery workshop"], 10) == {"pottery workshop": ["s2-0", "s1-0"]}
@@ -70,7 +70,7 @@ def test_update_delete_and_rescore_keep_mentions_exact(engine):
         "pottery workshop": ["s1-0"], "ceramic teacher": ["s2-0"]}
     engine.delete(ns, "s1-0")
     assert store.entity_counts(ns, ["pottery workshop", "audrey"]) == {"pottery workshop": 0, "audrey": 4}
-    older = replace(engine.get(ns, "s3-0"), entities=[])          # as a store written before entities
+    older = replace(store.get_memories(ns, ["s3-0"])["s3-0"], entities=[])    # as a store written before entities
     store.save_memory(older, [], [])
     assert store.entity_members(ns, ["dog"], 5) == {"dog": []}
     assert engine.rescore(ns)["entities_updated"] == 1

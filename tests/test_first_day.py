@@ -149,8 +149,8 @@ def test_the_readme_lists_the_servers_mcp_tools(engine):
 def test_filler_words_are_no_topics(words, embedder, make_engine):
     eng = make_engine({"topics": {"max_per_memory": 20}})
     mem = eng.add({"content": "Deploy billing every Friday, then watch the canary dashboards."}).memory
-    topics = [t["topic"] for t in mem.to_dict()["topics"]]
+    topics = [t.topic for t in mem.topics]
     assert "canary" in topics and not set(words) & set(topics), topics
     kept = make_engine({"topics": {"stop_words": [], "max_per_memory": 20}}, subdir="no-stop-list")
     mem = kept.add({"content": "Deploy billing every Friday, then watch the canary dashboards."}).memory
-    assert set(words) <= {t["topic"] for t in mem.to_dict()["topics"]}, "the list is configuration"
+    assert set(words) <= {t.topic for t in mem.topics}, "the list is configuration"

@@ -20,7 +20,7 @@ def test_create_normalises_and_scores(engine):
     assert res.status == "created"
     assert mem.tags == ["billing", "deploy"] and mem.category == "skills"
     assert mem.health == 1.0 and mem.source_weight == 1.0
-    assert mem.embedding.shape == (384,)
+    assert engine.store.get_memories("default", [mem.id])[mem.id].embedding.shape == (384,)    # stored, not sent
     assert engine.get("default", mem.id).content == DEPLOY["content"]
 
 
@@ -76,7 +76,7 @@ def test_evidence_gate(engine):
     ok = engine.add({"content": "The user wants answers in British English", "extracted": True,
                      "evidence": {"source_text": source_text, "quote": "always want answers in  BRITISH English"},
                      "tags": ["preferences"], "category": "preferences"})
-    assert ok.status == "created" and ok.memory.evidence["quote"]
+    assert ok.status == "created" and ok.memory.evidence is not None and ok.memory.evidence.quote
     with pytest.raises(EvidenceRejected) as err:
         engine.add({"content": "The user wants answers in French", "extracted": True,
                     "evidence": {"source_text": source_text, "quote": "answers in French"}})
@@ -86,9 +86,11 @@ def test_evidence_gate(engine):
 
 
 def test_batch_reports_each_item(engine):
-    results = engine.add_batch([DEPLOY, {"content": ""}, DEPLOY, {"content": "Second memory about deploys"}])
-    assert [r.status for r in results] == ["created", "rejected", "duplicate", "created"]
-    assert results[1].error.field == "content"
+    answer = engine.add_batch([DEPLOY, {"content": ""}, DEPLOY, {"content": "Second memory about deploys"}])
+    assert [r.status for r in answer.results] == ["created", "rejected", "duplicate", "created"]
+    assert [r.index for r in answer.results] == [0, 1, 2, 3]
+    assert answer.results[1].error is not None and answer.results[1].error.field == "content"
+    assert (answer.summary.created, answer.summary.duplicate, answer.summary.rejected) == (2, 1, 1)
     with pytest.raises(ValidationError):
         engine.add_batch([DEPLOY] * 501)
 
@@ -160,16 +162,18 @@ def test_rescore_applies_changed_rules(make_engine, tmp_path):
 def test_rescore_retokenises_a_store_written_by_an_older_tokeniser(engine):
     """Before the apostrophe fix, "didn't" was stored as the term "didn": rescore re-derives the
     terms (and so the full-text index) from the content, keeping health and edges."""
-    mem = engine.add({"content": "The nightly export didn't reach the warehouse bucket",
-                      "tags": ["export"], "category": "ops"}).memory
+    added = engine.add({"content": "The nightly export didn't reach the warehouse bucket",
+                        "tags": ["export"], "category": "ops"}).memory
+    mem = engine.store.get_memories("default", [added.id])[added.id]      # the stored row, with its terms
     assert "didn" not in mem.term_counts and "export" in mem.term_counts
     stale = replace(mem, term_counts={**mem.term_counts, "didn": 1})
     engine.store.save_memory(stale, [], [])
     assert engine.store.term_stats("default", ["didn"]).df == {"didn": 1}
     result = engine.rescore()
     assert result["terms_updated"] == 1 and result["changed"] == 0
-    fixed = engine.get("default", mem.id)
+    fixed = engine.store.get_memories("default", [mem.id])[mem.id]
     assert fixed.term_counts == mem.term_counts and fixed.health == mem.health
+    assert engine.get("default", mem.id).health == mem.health
     assert engine.store.term_stats("default", ["didn"]).df.get("didn", 0) == 0
     assert engine.store.lexical_candidates("default", ["didn"], 10, None, "2099-01-01T00:00:00Z") == []
     assert engine.rescore()["terms_updated"] == 0          # idempotent
@@ -209,6 +213,7 @@ def test_relation_with_evidence(engine):
     edge = engine.relate("default", a.id, b.id, {"source_text": "Note: billing deploys pause at quarter close.",
                                                  "quote": "billing deploys pause"}, label="blocked_by")
     assert edge.type == "RELATED" and edge.reason["label"] == "blocked_by"
+    assert (edge.source, edge.target) == (a.id, b.id)
     assert [n["type"] for n in dump(engine.neighbors("default", a.id))["neighbors"]] == ["RELATED"]
     with pytest.raises(EvidenceRejected):
         engine.relate("default", a.id, b.id, {"source_text": "nothing here", "quote": "billing"})

@@ -34,9 +34,22 @@ def test_import_is_cheap():
 def test_open_add_search_close(tmp_path):
     with graphmem.open(data_dir=tmp_path / "gm", use_env=False) as gm:
         assert isinstance(gm, graphmem.Graphmem)
-        gm.add({"id": "backup-rule", "content": "Backups of the ledger database rotate every night",
-                "tags": ["backups"]})
-        gm.add({"id": "deploy", "content": "Deploy billing with the release workflow", "tags": ["billing"]})
+        responses = graphmem.contract.responses
+        added = gm.add({"id": "backup-rule", "content": "Backups of the ledger database rotate every night",
+                        "tags": ["backups"]})
+        assert isinstance(added, responses.CreateResult) and (added.status, added.id) == ("created", "backup-rule")
+        batch = gm.add_batch([{"id": "deploy", "content": "Deploy billing with the release workflow",
+                               "tags": ["billing"]}, {"content": ""}])
+        assert isinstance(batch, responses.BatchResponse)
+        assert (batch.summary.created, batch.summary.rejected) == (1, 1)
+        assert batch.results[1].error is not None and batch.results[1].error.field == "content"
+        got = gm.get("default", "deploy")
+        assert isinstance(got, responses.Memory) and got.tags == ["billing"]
+        assert gm.update("default", "deploy", {"tags": ["billing", "release"]}).tags == ["billing", "release"]
+        edge = gm.relate("default", "deploy", "backup-rule",
+                         {"source_text": "Deploys wait for the nightly backups.", "quote": "wait for the nightly"})
+        assert isinstance(edge, responses.Edge) and edge.type == "RELATED"
+        assert {edge.source, edge.target} == {"deploy", "backup-rule"}
         found = gm.search("when do the ledger backups run?", k=2)
         assert isinstance(found, graphmem.contract.responses.SearchResponse)   # what the HTTP client returns
         assert found.results[0].id == "backup-rule"

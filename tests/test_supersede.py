@@ -55,7 +55,7 @@ def below(hits, newer, older) -> bool:
 def test_a_write_supersedes_and_undo_restores_exactly(engine):
     ns = engine.test_namespace
     engine.add(REDIS6, ns)
-    before = engine.get(ns, "redis-6").to_dict()
+    before = dump(engine.get(ns, "redis-6"))
     assert engine.add(REDIS7, ns).status == "created"
     old = engine.get(ns, "redis-6")
     assert old.superseded_by == "redis-7" and old.valid_until == "2025-06-01T00:00:00.000000Z"
@@ -77,7 +77,7 @@ def test_a_write_supersedes_and_undo_restores_exactly(engine):
     assert [h["id"] for h in then][:1] == ["redis-6"] and "redis-7" not in [h["id"] for h in then]
 
     out = dump(engine.unsupersede(ns, "redis-7", "redis-6"))
-    assert out["memory"] == before and engine.get(ns, "redis-6").to_dict() == before
+    assert out["memory"] == before and dump(engine.get(ns, "redis-6")) == before
     assert engine.store.edges_of(ns, ["redis-6"], ["SUPERSEDES"]) == []
     with pytest.raises(NotFoundError):
         dump(engine.unsupersede(ns, "redis-7", "redis-6"))
@@ -166,7 +166,7 @@ def test_batch_supersedes_earlier_items_and_stored_memories(engine):
     engine.add(REDIS6, ns)
     items = [{k: v for k, v in REDIS7.items()}, {**REDIS8, "supersedes": ["redis-7"]},
              {"id": "bad", "content": "Points nowhere at all, which is rejected.", "supersedes": ["nope"]}]
-    results = engine.add_batch(items, ns)
+    results = engine.add_batch(items, ns).results
     assert [r.status for r in results] == ["created", "created", "rejected"]
     got = engine.store.get_memories(ns, ["redis-6", "redis-7", "redis-8"])
     assert (got["redis-6"].superseded_by, got["redis-7"].superseded_by, got["redis-8"].superseded_by) == (

@@ -98,7 +98,7 @@ def test_batch_import_applies_proposals_within_the_batch_and_against_the_store(m
     eng.add(OLD, ns)
     newer = {**NEW, "id": "redis-8", "content": "The cache cluster runs Redis 8.0 on three nodes.",
              "created_at": "2025-09-01T00:00:00Z"}
-    results = eng.add_batch([NEW, newer], ns)
+    results = eng.add_batch([NEW, newer], ns).results
     assert [r.status for r in results] == ["created", "created"]
     assert eng.get(ns, "redis-6").superseded_by == "redis-7"           # against the store
     assert eng.get(ns, "redis-7").superseded_by == "redis-8"           # within the batch
@@ -106,7 +106,7 @@ def test_batch_import_applies_proposals_within_the_batch_and_against_the_store(m
     assert [(x["newer"], x["older"], x["by"]) for x in links] == [("redis-7", "redis-6", "auto"),
                                                                   ("redis-8", "redis-7", "auto")]
     off = make()
-    results = off.add_batch([OLD, NEW], off.test_namespace)
+    off.add_batch([OLD, NEW], off.test_namespace)
     assert off.get(off.test_namespace, "redis-6").superseded_by is None
 
 

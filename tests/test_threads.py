@@ -45,7 +45,7 @@ def windows(eng, ns, ids):
 
 def add_thread(eng, ns):
     items = [{"id": f"t{i}", "content": c, "thread": "s1", "seq": i * 10} for i, c in enumerate(TURNS)]
-    assert [r.status for r in eng.add_batch(items, ns)] == ["created"] * 5
+    assert [r.status for r in eng.add_batch(items, ns).results] == ["created"] * 5
     return [f"t{i}" for i in range(5)]
 
 

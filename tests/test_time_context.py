@@ -37,21 +37,22 @@ def seed(eng: Graphmem) -> str:
               "metadata": {"speaker": text.split(":")[0], "timestamp": STAMP}} for i, text in enumerate(TURNS)]
     items.append({"id": "note", "content": "Backups of the wiki moved to object storage 3 days ago.",
                   "source": "MEMORY.md", "created_at": "2024-03-10T09:00:00Z"})
-    assert {r.status for r in eng.add_batch(items, ns)} == {"created"}
+    assert {r.status for r in eng.add_batch(items, ns).results} == {"created"}
     return ns
 
 
 def test_phrases_are_stored_with_evidence_and_shown(engine):
     ns = seed(engine)
     first = engine.get(ns, "s1-0")
-    assert first.times == [{"phrase": "yesterday", "span": [44, 53], "value": "2023-05-07", "text": "7 May 2023"}]
+    assert dump(first)["times"] == [{"phrase": "yesterday", "span": [44, 53], "value": "2023-05-07",
+                                     "text": "7 May 2023"}]
     assert first.content[44:53] == "yesterday"
-    assert engine.get(ns, "note").times[0]["value"] == "2024-03-07"       # created_at when no message time
+    assert engine.get(ns, "note").times[0].value == "2024-03-07"       # created_at when no message time
     assert engine.get(ns, "s1-1").times == []
     out = dump(engine.search("When did Caroline go to the support group?", ns, k=3))
     SearchResponse.model_validate(out)
     top = out["results"][0]
-    assert top["id"] == "s1-0" and top["memory"]["times"] == first.times
+    assert top["id"] == "s1-0" and top["memory"]["times"] == dump(first)["times"]
     assert top["why"]["time"] == {"resolved": [{"phrase": "yesterday", "value": "2023-05-07",
                                                 "text": "7 May 2023"}]}
 
@@ -59,13 +60,13 @@ def test_phrases_are_stored_with_evidence_and_shown(engine):
 def test_patch_re_resolves_and_rescore_derives_for_older_rows(engine):
     ns = seed(engine)
     patched = engine.update(ns, "s1-1", {"content": "Melanie: I went there last year too."})
-    assert [(t["phrase"], t["value"]) for t in patched.times] == [("last year", "2022-01-01/2022-12-31")]
-    older = replace(engine.get(ns, "s1-2"), times=[])            # as a store written before times
+    assert [(t.phrase, t.value) for t in patched.times] == [("last year", "2022-01-01/2022-12-31")]
+    older = replace(engine.store.get_memories(ns, ["s1-2"])["s1-2"], times=[])    # as written before times
     engine.store.save_memory(older, [], [])
     assert engine.get(ns, "s1-2").times == []
     result = engine.rescore(ns)
     assert result["times_updated"] == 1
-    assert engine.get(ns, "s1-2").times[0]["text"] == "the week before 8 May 2023"
+    assert engine.get(ns, "s1-2").times[0].text == "the week before 8 May 2023"
     assert engine.rescore(ns)["times_updated"] == 0             # idempotent
 
 

@@ -24,12 +24,6 @@ def _metrics():
     return current_app.extensions["graphmem"].metrics
 
 
-def _result_body(result) -> dict[str, Any]:
-    out = result.to_dict()
-    out.pop("index", None)
-    return out
-
-
 def _fields(model: Any) -> dict[str, Any]:
     """What the client sent (unset fields stay unset, so the engine applies its defaults)."""
     return model.model_dump(exclude_unset=True)
@@ -48,10 +42,10 @@ def create_memory(body: MemoryInput) -> tuple[Response, int] | Response:
     ns = body_namespace(body.namespace)
     result = engine().add({**_fields(body), "namespace": ns}, ns)
     _metrics().observe_ingest([result.status])
-    resp = jsonify(_result_body(result))
-    if result.status == "created" and result.memory is not None:
+    resp = jsonify(dump(result))
+    if result.status == "created":
         resp.status_code = 201
-        resp.headers["Location"] = url_for("memories.get_memory", memory_id=result.memory.id, namespace=ns)
+        resp.headers["Location"] = url_for("memories.get_memory", memory_id=result.id, namespace=ns)
     return resp
 
 
@@ -68,14 +62,13 @@ def create_batch(body: BatchRequest) -> Response:
         if item.namespace not in (None, ns) and not principal().may_use(item.namespace):
             raise ApiError(403, "forbidden_namespace", f"this key may not use namespace {item.namespace!r}",
                            f"memories[{i}].namespace")
-    results = engine().add_batch([_fields(item) for item in body.memories], ns)
-    _metrics().observe_ingest([r.status for r in results])
-    down = [r.error for r in results if isinstance(r.error, StoreUnavailable)]
-    if down and not any(r.status != "rejected" for r in results):
-        raise down[0]        # nothing was written: the whole request is retryable (503)
-    summary = {status: sum(r.status == status for r in results) for status in ("created", "duplicate",
-                                                                               "rejected")}
-    return jsonify({"namespace": ns, "summary": summary, "results": [r.to_dict() for r in results]})
+    try:
+        answer = engine().add_batch([_fields(item) for item in body.memories], ns)
+    except StoreUnavailable:     # nothing was written: a 503, each item counted as the rejection it was
+        _metrics().observe_ingest(["rejected"] * len(body.memories))
+        raise
+    _metrics().observe_ingest([r.status for r in answer.results])
+    return jsonify(dump(answer))
 
 
 @bp.get("/memories")
@@ -94,7 +87,7 @@ def list_memories(args: ListArgs) -> Response:
 @operation("getMemory", "memories", "Fetch one memory", ok={200: ("The memory", "Memory")},
            errors=(403, 404, 422), args=NamespaceArgs)
 def get_memory(memory_id: str, args: NamespaceArgs) -> Response:
-    return jsonify(engine().get(query_namespace(args.namespace), memory_id).to_dict())
+    return jsonify(dump(engine().get(query_namespace(args.namespace), memory_id)))
 
 
 @bp.patch("/memories/<memory_id:memory_id>")
@@ -103,7 +96,7 @@ def get_memory(memory_id: str, args: NamespaceArgs) -> Response:
 def update_memory(memory_id: str, body: MemoryPatch) -> Response:
     ns = body_namespace(body.namespace)
     patch = {k: v for k, v in _fields(body).items() if k != "namespace"}
-    return jsonify(engine().update(ns, memory_id, patch).to_dict())
+    return jsonify(dump(engine().update(ns, memory_id, patch)))
 
 
 @bp.delete("/memories/<memory_id:memory_id>")

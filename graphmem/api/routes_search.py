@@ -56,4 +56,4 @@ def graph(args: GraphArgs) -> Response:
 def relate(body: RelationRequest) -> tuple[Response, int]:
     ns = body_namespace(body.namespace)
     edge = engine().relate(ns, body.from_id, body.to_id, body.evidence, body.label, body.weight)
-    return jsonify(edge.to_dict()), 201
+    return jsonify(dump(edge)), 201

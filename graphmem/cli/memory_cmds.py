@@ -55,7 +55,7 @@ def add(cli: CliContext, content, tags, category, source, reason, memory_id, thr
             "reason": reason, "id": memory_id, "thread": thread, "seq": seq,
             "supersedes": list(supersedes) or None}
     result = cli.engine().add({k: v for k, v in data.items() if v is not None}, namespace)
-    _echo_json(result.to_dict())
+    _echo_json({"index": 0, **dump(result)})     # the add's answer as it has always printed (a batch's item 0)
 
 
 @click.command()
@@ -74,7 +74,7 @@ def update(cli: CliContext, memory_id, content, tags, category, source, reason, 
     patch = {k: v for k, v in patch.items() if v is not None}
     if not patch:
         raise click.UsageError("give at least one of --content, --tags, --category, --source, --reason")
-    _echo_json(cli.engine().update(namespace, memory_id, patch).to_dict())
+    _echo_json(dump(cli.engine().update(namespace, memory_id, patch)))
 
 
 IMPORT_FORMATS = ("memories", "chatgpt", "claude", "messages", "transcript")
@@ -138,7 +138,7 @@ def import_(cli: CliContext, path, fmt, thread, namespace, namespace_field, batc
 @pass_cli
 def get(cli: CliContext, memory_id, namespace) -> None:
     """Show one memory by id (always works, whatever its health)."""
-    _echo_json(cli.engine().get(namespace, memory_id).to_dict())
+    _echo_json(dump(cli.engine().get(namespace, memory_id)))
 
 
 @click.command()

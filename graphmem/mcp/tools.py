@@ -68,20 +68,19 @@ def search_memories(eng: Graphmem, cfg: McpSettings, ns: str, req: SearchRequest
 
 def add_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: MemoryInput,
                extra: dict[str, Any]) -> dict[str, Any]:
-    out = eng.add({**_fields(req), "namespace": ns}, ns).to_dict()
-    out.pop("index", None)
+    out = dump(eng.add({**_fields(req), "namespace": ns}, ns))
     out["memory"] = shape.memory(out["memory"], extra["detail"], cfg)
     return out
 
 
 def get_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: NamespaceArgs,
                extra: dict[str, Any]) -> dict[str, Any]:
-    return shape.memory(eng.get(ns, extra["memory_id"]).to_dict(), extra["detail"], cfg)
+    return shape.memory(dump(eng.get(ns, extra["memory_id"])), extra["detail"], cfg)
 
 
 def update_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: MemoryPatch,
                   extra: dict[str, Any]) -> dict[str, Any]:
-    return shape.memory(eng.update(ns, extra["memory_id"], _fields(req)).to_dict(), extra["detail"], cfg)
+    return shape.memory(dump(eng.update(ns, extra["memory_id"], _fields(req))), extra["detail"], cfg)
 
 
 def delete_memory(eng: Graphmem, cfg: McpSettings, ns: str, req: NamespaceArgs,
@@ -103,7 +102,7 @@ def memory_neighbors(eng: Graphmem, cfg: McpSettings, ns: str, req: NeighborsArg
 
 def relate_memories(eng: Graphmem, cfg: McpSettings, ns: str, req: RelationRequest,
                     extra: dict[str, Any]) -> dict[str, Any]:
-    return eng.relate(ns, req.from_id, req.to_id, req.evidence, req.label, req.weight).to_dict()
+    return dump(eng.relate(ns, req.from_id, req.to_id, req.evidence, req.label, req.weight))
 
 
 def memory_history(eng: Graphmem, cfg: McpSettings, ns: str, req: NamespaceArgs,

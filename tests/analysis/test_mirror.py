@@ -52,8 +52,8 @@ def sample_queries() -> list[dict]:
 
 
 def _fill(engine: Graphmem) -> Graphmem:
-    results = engine.add_batch(sample_memories(), NAMESPACE)
-    assert [r.status for r in results] == ["created"] * len(results), [r.to_dict() for r in results]
+    results = engine.add_batch(sample_memories(), NAMESPACE).results
+    assert [r.status for r in results] == ["created"] * len(results), [r.error for r in results]
     a, b, evidence = RELATION
     engine.relate(NAMESPACE, a, b, evidence, label="caused_by")
     return engine

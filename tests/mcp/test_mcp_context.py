@@ -61,7 +61,7 @@ def test_a_block_past_max_result_chars_is_rebuilt_smaller(make_engine):
     eng = make_engine()
     turns = [{"id": f"t{i}", "content": f"Turn {i}: we talked about the garden, the roses and the rain again.",
               "thread": "s1", "seq": i} for i in range(40)]
-    assert {r.status for r in eng.add_batch(turns)} == {"created"}
+    assert {r.status for r in eng.add_batch(turns).results} == {"created"}
     cfg = replace(eng.settings.mcp, max_result_chars=2500)
     req = ContextRequest.model_validate({"query": "garden roses", "max_tokens": 2000, "k": 40})
     out = memory_context(eng, cfg, "default", req, {})

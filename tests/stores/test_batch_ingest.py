@@ -90,12 +90,12 @@ def test_batch_gives_the_edges_of_one_insert_after_another(engines):
     singles = []
     for item in rest:
         try:
-            singles.append(one.add(item, ns_one).to_dict())
+            singles.append(dump(one.add(item, ns_one)))
         except Exception as exc:           # what the batch reports per item instead
             singles.append({"status": "rejected", "code": getattr(exc, "code", type(exc).__name__)})
     batched = []
     for start in range(0, len(rest), 37):
-        batched += [r.to_dict() for r in many.add_batch(rest[start:start + 37], ns_many)]
+        batched += dump(many.add_batch(rest[start:start + 37], ns_many))["results"]
 
     def outcome(r: dict) -> tuple:
         return (r["status"], r.get("id"), r.get("duplicate_of"), r.get("code") or r.get("error", {}).get("code"))
