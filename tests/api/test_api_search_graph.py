@@ -28,7 +28,7 @@ def test_search_explain_off_and_trace_on(seeded):
     data = seeded.post("/v1/search", json={"query": "deploy pipeline", "explain": False, "trace": True}).get_json()
     assert all("why" not in r for r in data["results"])
     stages = [s["stage"] for s in data["trace"]["stages"]]
-    assert stages == ["router", "recall", "expansion", "weighting", "rank"]
+    assert stages == ["router", "recall", "expansion", "multihop", "weighting", "rank"]
     # each stage is timed inside the search (every figure rounded to the microsecond)
     stage_ms = [s["ms"] for s in data["trace"]["stages"]]
     assert min(stage_ms) >= 0 and sum(stage_ms) <= data["trace"]["total_ms"] + 0.001 * len(stage_ms), data["trace"]

@@ -22,7 +22,7 @@ from graphmem.views import dump
 
 TOOLS = {"search_memories", "add_memory", "get_memory", "update_memory", "delete_memory", "memory_neighbors",
          "relate_memories", "memory_history", "supersede_candidates", "memory_stats", "memory_context"}
-MAX_RESULT_CHARS = 6000
+MAX_RESULT_CHARS = 8000       # three full search results with their entities and why fit; fifty do not
 RANK_NS = "rank"
 RANK_QUERIES = ["How do I ship a new release of the billing service?", "search config",
                 "what does the user prefer", "secrets in chat", "CI machines", "who am I"]
