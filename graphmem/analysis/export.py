@@ -30,7 +30,8 @@ MEMORY_KEYS = ("namespace", "content", "tags", "category", "source", "reason", "
                "health_reasons", "source_weight", "near_duplicate_of", "thread", "seq")
 _SCALARS = (str, int, float, bool)
 # JSON-encoded attributes of a mirror; used when a file does not say (GEXF drops graph attributes).
-JSON_ATTRS = {"node": ["evidence", "health_reasons", "metadata", "result_why", "tags", "times", "topics"],
+JSON_ATTRS = {"node": ["entities", "evidence", "health_reasons", "metadata", "result_why", "tags", "times",
+                       "topics"],
               "edge": ["reason"],
               "graph": ["edge_types", "missing_ids", "results", "seeds", "trace"]}
 

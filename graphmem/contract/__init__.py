@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 from pydantic import ValidationError as PydanticError
 
 from graphmem.config import Limits, Settings
@@ -107,7 +107,8 @@ def validate(model: type[M], data: Any, config: Settings | Limits | None = None,
 
 @functools.cache
 def _adapter(kind: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(kind)
+    # the contract's patterns use look-around, which only Python's re engine runs (as its models say)
+    return TypeAdapter(kind, config=ConfigDict(regex_engine="python-re"))
 
 
 def validate_value(kind: Any, value: Any, field: str, limits: Limits | None = None) -> Any:

@@ -47,7 +47,7 @@ def record_memory(rec: dict[str, Any]) -> Memory:
         source_weight=float(rec["source_weight"]), term_counts=dict(rec.get("term_counts") or {}),
         near_duplicate_of=rec.get("near_duplicate_of"), evidence=rec.get("evidence"),
         topics=[dict(t) for t in rec.get("topics") or []], thread=rec.get("thread"), seq=rec.get("seq"),
-        times=[dict(t) for t in rec.get("times") or []])
+        times=[dict(t) for t in rec.get("times") or []], entities=[dict(e) for e in rec.get("entities") or []])
 
 
 def edge_record(edge: Edge) -> dict[str, Any]:

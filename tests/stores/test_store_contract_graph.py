@@ -238,6 +238,7 @@ def test_wrong_embedding_dimension_is_rejected_before_writing(ctx, request):
     assert ctx.store.vector_candidates(ctx.ns, unit(1), 5, MemoryFilter(), NOW) == ["ok"]
 
 
+@pytest.mark.serial         # the index's order is exact only while no other worker writes to it
 def test_neo4j_vector_index_path_matches_exact_order(neo):
     store, ns = neo.store, neo.ns
     center = unit(4242)

@@ -47,6 +47,7 @@ def assert_same(ctx, vector, vector_limit, terms, lookup, lexical_limit, flt):
     return hits
 
 
+@pytest.mark.serial         # Neo4j's vector index answers approximately while other workers write to it
 @pytest.mark.parametrize("flt", FILTERS, ids=lambda f: repr({k: v for k, v in vars(f).items() if v}))
 def test_recall_is_its_separate_reads_under_every_filter(ctx, flt):
     save(ctx.store, *recall_corpus(ctx.ns))
@@ -84,6 +85,7 @@ def test_recall_hands_the_lookup_the_statistics_and_searches_only_its_terms(ctx)
 
 
 @pytest.mark.neo4j
+@pytest.mark.serial         # its index path is taken only while no other worker's writes are pending
 def test_neo4j_recall_takes_two_round_trips_on_the_index_path(neo, monkeypatch):
     """60 memories with no minimum fetch: the vector index path; the one-shot reads settle it."""
     store, ns = neo.store, neo.ns

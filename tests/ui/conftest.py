@@ -72,7 +72,7 @@ class Watch:
         assert not self.foreign, self.foreign
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")    # a running Playwright holds the loop: gone before the next file
 def browser():
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])

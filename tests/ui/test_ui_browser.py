@@ -76,7 +76,7 @@ def test_search_shows_why_and_trace(page, live):
     parts = first.locator("table.why-parts").inner_text()
     assert "lexical rank" in parts and "source weight" in parts
     stages = page.eval_on_selector_all("#trace tr[data-stage]", "rows => rows.map(r => r.dataset.stage)")
-    assert stages == ["router", "recall", "expansion", "weighting", "rank"]
+    assert stages == ["router", "recall", "expansion", "multihop", "weighting", "rank"]
     related = page.locator("#results li.result", has=page.locator("text=Brought in by seed"))
     if any(r["why"].get("related") for r in api["results"]):
         assert related.count() >= 1
