@@ -106,7 +106,8 @@ def test_old_store_without_topics_opens_and_rescore_derives_them(tmp_path, embed
     result = new.rescore()
     assert result["topics_updated"] == 3
     got = new.get("default", ids[0])
-    assert {"topic": "pottery", "quote": "pottery"} in got.topics and got.tags == ["session:0"]
+    assert {"topic": "pottery", "quote": "pottery"} in [t.model_dump() for t in got.topics]
+    assert got.tags == ["session:0"]
     assert new.store.tag_counts("default", [topic_label("pottery")]) == {topic_label("pottery"): 2}
     edges = new.store.edges_of("default", [ids[0]])
     assert [(e.type, e.other(ids[0]), e.reason.get("topics")) for e in edges] == [
