@@ -65,15 +65,21 @@ def store_settings(**over):
     return load_settings(use_env=False).store.with_keys(**over)
 
 
+# The shared test server answers four pytest workers and, beside them, the private Neo4j JVMs some
+# scenarios start, on two cores: a call can wait there longer than a production bound without
+# anything being wrong. Tests of the bounds themselves set the keys they test (``over`` wins).
+TEST_BOUNDS = {"neo4j_read_timeout": 30.0, "neo4j_write_timeout": 60.0, "write_wait": 30.0}
+
+
 def open_store(uri: str | None = None, **over):
-    """A ``Neo4jStore`` on the test server (credentials and database from the environment);
-    ``uri`` replaces the URI (e.g. the same server under the routing ``neo4j://`` scheme), ``over``
-    replaces [store] keys (``neo4j_*``)."""
+    """A ``Neo4jStore`` on the test server (credentials and database from the environment, the
+    generous ``TEST_BOUNDS``); ``uri`` replaces the URI (e.g. the same server under the routing
+    ``neo4j://`` scheme), ``over`` replaces [store] keys (``neo4j_*``)."""
     from graphmem.stores.neo4j import Neo4jStore
 
     user, password = neo4j_auth() or ("neo4j", "")
     over = {"neo4j_uri": uri or require_neo4j(), "neo4j_user": user, "neo4j_password": password,
-            "neo4j_database": neo4j_database() or "neo4j", **over}
+            "neo4j_database": neo4j_database() or "neo4j", **TEST_BOUNDS, **over}
     return Neo4jStore(store_settings(**over))
 
 

@@ -12,7 +12,8 @@ NEO4J_TEST_DIR="$(mktemp -d -t graphmem-neo4j-XXXXXX)"
 export NEO4J_LOCAL_RUN_DIR="$NEO4J_TEST_DIR/run"
 trap 'docker/neo4j-local/neo4j-local stop >/dev/null 2>&1 || true; rm -rf "$NEO4J_TEST_DIR"' EXIT
 # Neo4j 2026.x needs a JDK >= 21 (the launcher finds one under JAVA_HOME, PATH or /usr/lib/jvm).
-NEO4J_ENV="$(docker/neo4j-local/neo4j-local start --data "$NEO4J_TEST_DIR/data" --port auto)"
+# The shared server gets a 2 GB heap (the launcher's default is 1 GB): four workers' namespaces pile up in it.
+NEO4J_ENV="$(NEO4J_LOCAL_HEAP="${NEO4J_TEST_HEAP:-2g}" docker/neo4j-local/neo4j-local start --data "$NEO4J_TEST_DIR/data" --port auto)"
 eval "$NEO4J_ENV"
 export GRAPHMEM_REQUIRE_NEO4J=1
 echo "Neo4j for tests: $GRAPHMEM_NEO4J_URI" >&2
