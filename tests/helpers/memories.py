@@ -51,7 +51,14 @@ def mem(ns: str, id_: str, *, t: float = 0, text: str | None = None, seed: int |
 
 
 def save(store, *mems: Memory, edges: list[Edge] = ()) -> None:
-    for m in mems:
+    """Store ``mems`` (in one batch when they are new rows of one namespace, as an import writes
+    them: a round trip per memory is most of a Neo4j test's time), then ``edges``."""
+    ids = [m.id for m in mems]
+    batchable = (len(mems) > 1 and len({m.namespace for m in mems}) == 1 and len(set(ids)) == len(ids)
+                 and not store.get_memories(mems[0].namespace, ids))
+    if batchable:
+        store.save_batch(list(mems), [], [])
+    for m in () if batchable else mems:
         store.save_memory(m, [], [])
     if edges:  # edges are written with their first endpoint (one transaction)
         first = store.get_memories(edges[0].namespace, [edges[0].a])[edges[0].a]

@@ -90,7 +90,15 @@ def test_add_with_tags_then_search_with_k_and_filters(target):
     assert ok(target, "get_memory", memory_id="backup-prod", detail="full")["tags"] == ["production", "db"]
 
 
-def test_bad_calls_get_the_api_errors(target):
+def test_bad_calls_get_the_api_errors_over_stdio(stdio_target):
+    """One bad call per kind of answer over stdio (a server process per call); every case over HTTP below."""
+    half = error(stdio_target, "search_memories", query="backups", k="5.5")
+    assert half == {"code": "validation_error", "message": "k: Input should be a valid integer", "field": "k"}
+    assert error(stdio_target, "get_memory", memory_id="no-such-memory")["code"] == "not_found"
+
+
+def test_bad_calls_get_the_api_errors(http_target):
+    target = http_target
     half = error(target, "search_memories", query="backups", k="5.5")
     assert half == {"code": "validation_error", "message": "k: Input should be a valid integer", "field": "k"}
     assert error(target, "search_memories", query="backups", k="0")["field"] == "k"
