@@ -21,7 +21,8 @@ continues after the last chunk written (a chunk written twice dedupes by id). Ch
   loaded conversation's; each query runs on the approximate index and on the exact scan (the same
   store and pipeline, the namespace's index settings cleared for that run), order alternating;
   recall@10 = overlap of the two top 10s. The embedding part is timed apart (``embed_query``),
-  stage times come from the trace.
+  stage times come from the trace. Before each query, the bare floor (``bench.floor.Floor``: live
+  query embedding, the vector index's top 100, tantivy's top 100) runs it under the same load.
 - per stage (trace), p50 and p95; RSS (now, peak), disk (SQLite files, index), load seconds so
   far, the load rate per tenth of the size (each with the mean 1-minute load average while it
   ran), edges per type, first-search time (matrix load, index build or load), ``os.getloadavg()``
@@ -51,7 +52,8 @@ from typing import Any
 import numpy as np
 
 from bench.bench_scale import disk, memory_mb
-from bench.meta import latency_summary, run_facts, save_report
+from bench.floor import Floor
+from bench.meta import latency_summary, run_facts, save_report, time_calls
 from bench.scale_vectors import derived, dominant_picks
 from graphmem.config import load_settings
 from graphmem.embedding.embedder import load_embedder
@@ -207,8 +209,10 @@ def measure(engine: Graphmem, store: SQLiteStore, timed: TimedEmbedder, base: Ba
         search(engine, timed, q)
     runs: dict[str, dict[str, list]] = {m: {"ms": [], "embed": [], "ids": [], "stages": []}
                                         for m in ("ann", "exact")}
+    floor, floor_ms = Floor(timed.inner, store, NS), []
     ann_settings = vectors.ann_settings     # None for a mode: the scan; the index stays attached
     for k, q in enumerate(queries[5:]):
+        floor_ms += time_calls(floor.search, [q])       # the bare floor, under the same load, query by query
         for mode in (("ann", "exact") if k % 2 == 0 else ("exact", "ann")):
             vectors.ann_settings = ann_settings if mode == "ann" else None
             ms, embed, ids, stages = search(engine, timed, q)
@@ -223,6 +227,10 @@ def measure(engine: Graphmem, store: SQLiteStore, timed: TimedEmbedder, base: Ba
                                                   for s in r["stages"][0]},
                                  "stage_ms": {s: latency_summary([x[s] for x in r["stages"]])
                                               for s in r["stages"][0]}}
+    row["floor"] = {**latency_summary(floor_ms), "arms": floor.arms}
+    row["floor_ratio_p50"] = round(row["search_ann"]["p50_ms"] / row["floor"]["p50_ms"], 3)
+    row["floor_ratio_per_query_p50"] = round(statistics.median(
+        a / b for a, b in zip(runs["ann"]["ms"], floor_ms, strict=True)), 3)
     overlaps = [len(set(a) & set(e)) / max(1, len(e)) for a, e in zip(runs["ann"]["ids"], runs["exact"]["ids"],
                                                                         strict=True)]
     row["recall@10_vs_exact"] = round(float(np.mean(overlaps)), 4)

@@ -35,13 +35,17 @@ from tests.neo4j_server import open_store, require_neo4j  # noqa: E402
 # (``--dist loadgroup`` would also keep cross-module groups together, but xdist 3.8 marks a group by
 # rewriting ``item._nodeid``, which pytest 9 no longer reads: its groups are silently ignored.)
 # Tests marked ``serial`` change what the whole database holds (e.g. its schema layout) and run apart,
-# after the parallel run (tests/run.sh: ``-m serial``); a parallel worker deselects them.
+# after the parallel run (tests/run.sh: ``-m serial``); a parallel worker deselects them. Modules
+# marked ``heavy`` (minutes each) come first: xdist hands modules out in collection order, and a
+# long one handed out last would run alone at the end while the other workers wait.
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         serial = [item for item in items if item.get_closest_marker("serial")]
         if serial:
             config.hook.pytest_deselected(items=serial)
             items[:] = [item for item in items if not item.get_closest_marker("serial")]
+        heavy = {item.path for item in items if item.get_closest_marker("heavy")}
+        items.sort(key=lambda item: item.path not in heavy)      # stable: each module keeps its order
 
 
 @pytest.fixture(scope="session")

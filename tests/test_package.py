@@ -27,6 +27,8 @@ import requests
 from harness.servers import free_port
 from tests.neo4j_server import require_neo4j
 
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
+
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("graphmem", "cypher", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
 

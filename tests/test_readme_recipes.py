@@ -28,6 +28,8 @@ from tests.helpers.cli import import_counts
 from tests.helpers.readme import recipe
 from tests.neo4j_server import open_store, require_neo4j
 
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
+
 ROOT = Path(__file__).resolve().parents[1]
 SHELL_PRELUDE = f'set -euo pipefail\ngraphmem() {{ "{sys.executable}" -m graphmem "$@"; }}\n'
 README_RANKING = ["deploy-billing", "billing-secrets"]     # what a reader of the example expects

@@ -16,6 +16,8 @@ from graphmem.stores.sqlite import SQLiteStore
 from graphmem.views import dump
 from tests.helpers.engines import FIXTURES, QUERIES, all_edges, load, neo4j_engine
 
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
+
 
 @pytest.fixture
 def pair(tmp_path, embedder):

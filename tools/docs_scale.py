@@ -61,18 +61,20 @@ def _mb(n: float | None) -> float | None:
     return None if n is None else round(n / 1e6, 1)
 
 
-def from_checkpoint(name: str, row: dict[str, Any], top_facts: dict[str, Any]) -> Point:
-    """A bench_scale_1m checkpoint (the approximate-index run is the one the store serves)."""
+def from_checkpoint(name: str, row: dict[str, Any], top_facts: dict[str, Any], shape: str = "threads") -> Point:
+    """A bench_scale_1m checkpoint (the approximate-index run is the one the store serves); the
+    flat shape (no threads, so no context windows) is a series of its own."""
     search = row.get("search_ann") or row.get("search") or {}
     facts = row.get("facts") or top_facts
     disk = row.get("disk") or {}
     stages = search.get("stage_p50_ms") or {k: v["p50_ms"] for k, v in (search.get("stages") or {}).items()}
     stages95 = search.get("stage_p95_ms") or {k: v["p95_ms"] for k, v in (search.get("stages") or {}).items()
                                               if "p95_ms" in v}
-    return Point("embedded", int(row["size"]), name, facts, search["p50_ms"], search["p95_ms"],
+    return Point("embedded" if shape == "threads" else "embedded, flat", int(row["size"]), name, facts,
+                 search["p50_ms"], search["p95_ms"],
                  (search.get("embed_query") or {}).get("p50_ms"), stages, stages95,
                  (row.get("memory") or {}).get("rss_mb"), _mb(sum(v for v in disk.values() if isinstance(v, int))),
-                 row.get("load_seconds_so_far"), row.get("segment_rate_per_s"),
+                 row.get("load_seconds_so_far"), row.get("segment_rate_per_s"), row.get("floor_ratio_p50"),
                  loadavg=facts.get("machine", {}).get("loadavg_at_start", [None])[0])
 
 
@@ -98,7 +100,7 @@ def points(results: Path = RESULTS) -> list[Point]:
     for path in sorted(results.glob("scale-1m*.json")):
         d = json.loads(path.read_text())
         for row in d.get("checkpoints", []):
-            p = from_checkpoint(path.name, row, d.get("facts", {}))
+            p = from_checkpoint(path.name, row, d.get("facts", {}), d.get("shape", "threads"))
             _keep(found, p)
     for path in sorted(results.glob("scale-neo4j-*.json")):
         for p in from_neo4j_run(path.name, json.loads(path.read_text())):
@@ -216,7 +218,7 @@ def draw(pts: list[Point], out: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
-    styles = {"embedded": "-", TWIN: ":", "neo4j": "--"}
+    styles = {"embedded": "-", "embedded, flat": "-.", TWIN: ":", "neo4j": "--"}
     colours = {s: f"C{k}" for k, s in enumerate(_stage_names(pts))}
     for store in styles:
         line = [p for p in pts if p.store == store]

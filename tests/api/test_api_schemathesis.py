@@ -21,7 +21,11 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.server import Server
+
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
 
 HERE = Path(__file__).resolve().parent
 KEY = "st-secret-123"

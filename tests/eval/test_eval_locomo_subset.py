@@ -18,6 +18,8 @@ from graphmem.eval.dataset import locomo_dir
 from graphmem.eval.report import build_report
 from graphmem.eval.runner import EvalOptions, evaluate
 
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
+
 LOCOMO = locomo_dir()
 CONVERSATION = "conv-26"
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from mcp_helpers import ROOT, http_server, mcp_args, server_env
 
-pytestmark = pytest.mark.slow       # a Node process per call (and a server per stdio call)
+pytestmark = [pytest.mark.slow, pytest.mark.heavy]   # a Node process per call (and a server per stdio call)
 
 INSPECTOR = ROOT / "tests" / "mcp" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 FACT = "The staging database is backed up nightly at 02:00 to the eu-west bucket."

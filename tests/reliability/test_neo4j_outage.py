@@ -10,6 +10,8 @@ import pytest
 
 from harness.faults.outage import run_outage
 
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
+
 # Configured bound: one attempt, a ~1 s back-off, one retry (max_retry_time 0.5 s); slack for a shared CI box.
 REQUEST_BOUND_S = 3.0
 READYZ_BOUND_S = 1.0 + 0.3

@@ -8,11 +8,14 @@ from __future__ import annotations
 import sqlite3
 import time
 
+import pytest
 import requests
 
 from graphmem.client import GraphmemClient
 from harness.faults.two_process import check_data_dir, child_env, race
 from tests.helpers.server import Server
+
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
 
 
 def test_two_servers_and_an_import_lose_no_acknowledged_write(tmp_path):

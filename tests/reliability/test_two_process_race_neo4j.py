@@ -17,6 +17,8 @@ from harness.faults.two_process_neo4j import check_namespace, drop_race_namespac
 from tests.helpers.server import Server
 from tests.neo4j_server import neo4j_auth, neo4j_database
 
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
+
 
 @pytest.mark.neo4j
 def test_two_servers_and_imports_on_one_neo4j_lose_no_acknowledged_write(neo4j_uri, tmp_path):

@@ -23,6 +23,8 @@ from graphmem.stores.sqlite import SQLiteStore
 from graphmem.views import dump
 from harness.corpus import make_memories
 
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
+
 NOW = "2025-03-01T00:00:00.000000Z"
 CAPS = {"max_degree_shares_tag": 3, "max_degree_same_category": 2, "max_degree_overlaps": 3}
 # Topics link too (they are candidates from the same tag index, under the same caps).

@@ -28,6 +28,8 @@ from tests.helpers.memories import (
     unit,
 )
 
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
+
 
 # -- builders ------------------------------------------------------------------------------
 def full_memory(ns: str, id_: str = "full") -> Memory:

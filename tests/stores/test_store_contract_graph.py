@@ -30,6 +30,8 @@ from tests.helpers.memories import (
 )
 from tests.neo4j_server import open_store, store_settings
 
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
+
 
 def graph_fixture(ns: str) -> tuple[list[Memory], list[Edge]]:
     mems = [mem(ns, i, t=n) for n, i in enumerate(["a1", "b2", "c3", "s", "t9", "u8", "z0"])]

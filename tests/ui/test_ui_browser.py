@@ -10,12 +10,15 @@ import os
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pytest
 import requests
 from conftest import open_page
 from playwright.sync_api import Page, expect
 
 from graphmem.client import GraphmemClient
 from tests.ui.ui_seed import KEY, XSS
+
+pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SHOTS = os.environ.get("GRAPHMEM_UI_SCREENSHOTS") == "1"
