@@ -164,7 +164,7 @@ def main() -> None:
                 print(text, flush=True)
             else:
                 t0 = time.perf_counter()
-                results = engine.add_batch(batch, NS)
+                results = engine.add_batch(batch, NS).results
                 took = time.perf_counter() - t0
                 for r in results:
                     progress["statuses"][r.status] = progress["statuses"].get(r.status, 0) + 1
