@@ -143,8 +143,8 @@ def main() -> None:
         "loaded": 0, "chunks": [], "statuses": {}}
     base = Base(locomo_dir())
     base_vecs = base.vectors(Path(args.base_vectors) if args.base_vectors else path / "base-vectors.npy")
-    settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite_synchronous": args.synchronous}},
-                             use_env=False)
+    settings = load_settings(overrides={"store": {"data_dir": str(path),
+                                                  "sqlite": {"synchronous": args.synchronous}}}, use_env=False)
     store = SQLiteStore(path, settings.store)
     embedder = PrecomputedEmbedder(base_vecs.shape[1])
     engine = Graphmem(settings, store, embedder)    # type: ignore[arg-type]

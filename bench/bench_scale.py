@@ -198,7 +198,7 @@ def main() -> None:
     queries, floor_queries = every_query[:args.queries], every_query[args.queries:]
     with tempfile.TemporaryDirectory(prefix="graphmem-scale-") as tmp:
         path = Path(args.data_dir or tmp)
-        settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite_synchronous": "NORMAL"}},
+        settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite": {"synchronous": "NORMAL"}}},
                                  use_env=False)
         store = SQLiteStore(path, settings.store, ann=ann)
         engine = Graphmem(settings, store, load_embedder())

@@ -28,13 +28,14 @@ continues after the last chunk written (a chunk written twice dedupes by id). Ch
   ran), edges per type, first-search time (matrix load, index build or load), ``os.getloadavg()``
   while measuring.
 
-Each size's checkpoint is also saved alone (``<out-prefix><size>.json``, e.g. ``scale-1m-100k.json``).
+Each size's checkpoint is also saved alone (``<out-prefix><size>.json``, e.g. ``scale-1m-threads-100k.json``).
 ``--shape flat`` loads the same memories without thread and seq (no FOLLOWS edges, no windows).
 
 Usage: nice -n 15 python -m bench.bench_scale_1m [--data-dir /work/scale1m-data] [--target 1000000]
        [--checkpoints 10000,100000,250000,500000,750000,1000000] [--queries 200]
        [--stop-at 22:20] (UTC; the load stops before a chunk that would start later)
-       [--out bench/results/scale-1m.json] [--out-prefix bench/results/scale-1m-] [--shape threads|flat]
+       [--shape threads|flat] [--out bench/results/scale-1m-<shape>.json]
+       [--out-prefix bench/results/scale-1m-<shape>-]
 """
 
 from __future__ import annotations
@@ -296,10 +297,13 @@ def main() -> None:
     parser.add_argument("--measure-nice", type=int, default=0, help="niceness while measuring (the load "
                         "keeps the one it was started with)")
     parser.add_argument("--stop-at", default=None, help="HH:MM UTC: start no chunk after this")
-    parser.add_argument("--out", default="bench/results/scale-1m.json")
-    parser.add_argument("--out-prefix", default="bench/results/scale-1m-", help="one JSON per checkpoint size")
+    parser.add_argument("--out", default=None, help="default: bench/results/scale-1m-<shape>.json")
+    parser.add_argument("--out-prefix", default=None,
+                        help="one JSON per checkpoint size (default: bench/results/scale-1m-<shape>-)")
     parser.add_argument("--shape", choices=("threads", "flat"), default="threads")
     args = parser.parse_args()
+    args.out = args.out or f"bench/results/scale-1m-{args.shape}.json"
+    args.out_prefix = args.out_prefix or f"bench/results/scale-1m-{args.shape}-"
     facts = run_facts()
     path = Path(args.data_dir)
     path.mkdir(parents=True, exist_ok=True)
@@ -310,10 +314,10 @@ def main() -> None:
     base = Base(locomo_dir())
     base_vecs = base.vectors(path / "base-vectors.npy")
     threshold = args.ann_threshold or progress.get("ann_threshold") or load_settings(
-        use_env=False).store.sqlite_ann_threshold
+        use_env=False).store.sqlite.ann_threshold
     progress["ann_threshold"] = threshold
-    settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite_synchronous": "NORMAL",
-                                                  "sqlite_ann_threshold": threshold}}, use_env=False)
+    settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite": {
+        "synchronous": "NORMAL", "ann_threshold": threshold}}}, use_env=False)
     load_nice = os.getpriority(os.PRIO_PROCESS, 0)
     store = SQLiteStore(path, settings.store)
     timed = TimedEmbedder(load_embedder())

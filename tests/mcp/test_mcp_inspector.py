@@ -73,7 +73,18 @@ def test_lists_the_tools_with_plain_types(target):
     assert tools["add_memory"]["inputSchema"]["properties"]["tags"]["type"] == "array"
 
 
-def test_add_with_tags_then_search_with_k_and_filters(target):
+def test_add_then_search_over_stdio(stdio_target):
+    """Each stdio call is a server process of its own (the model loaded each time): one add, then a
+    search in the next process finds it; every other case runs over HTTP below."""
+    added = ok(stdio_target, "add_memory", content=FACT, tags='["staging","db"]', id="stdio-staging")
+    assert added["status"] == "created" and added["memory"]["tags"] == ["staging", "db"]
+    found = ok(stdio_target, "search_memories", query="when is the staging database backed up", k="1",
+               filters='{"tags":["staging"]}')
+    assert [r["id"] for r in found["results"]] == ["stdio-staging"] and found["results"][0]["why"]
+
+
+def test_add_with_tags_then_search_with_k_and_filters(http_target):
+    target = http_target
     first = ok(target, "add_memory", content=FACT, tags='["staging","db"]', category="operations",
                id="backup-staging")
     assert first["status"] == "created" and first["memory"]["tags"] == ["staging", "db"]
