@@ -68,8 +68,8 @@ def from_checkpoint(name: str, row: dict[str, Any], top_facts: dict[str, Any], s
     facts = row.get("facts") or top_facts
     disk = row.get("disk") or {}
     stages = search.get("stage_p50_ms") or {k: v["p50_ms"] for k, v in (search.get("stages") or {}).items()}
-    stages95 = search.get("stage_p95_ms") or {k: v["p95_ms"] for k, v in (search.get("stages") or {}).items()
-                                              if "p95_ms" in v}
+    per_stage = search.get("stage_ms") or search.get("stages") or {}
+    stages95 = search.get("stage_p95_ms") or {k: v["p95_ms"] for k, v in per_stage.items() if "p95_ms" in v}
     return Point("embedded" if shape == "threads" else "embedded, flat", int(row["size"]), name, facts,
                  search["p50_ms"], search["p95_ms"],
                  (search.get("embed_query") or {}).get("p50_ms"), stages, stages95,
