@@ -134,7 +134,8 @@ def analyse(samples: list[dict], stopped: float, resumed: float, deadline: float
     return {
         "healthy": {k: summary(pick(k, 0, stopped)) for k in kinds},
         "frozen": {k: summary(pick(k, stopped, resumed)) for k in kinds},
-        "recovered": {k: summary(pick(k, resumed + 1.0, float("inf"))) for k in kinds},
+        # from one deadline after SIGCONT: a call sent sooner may still wait out what the freeze left queued
+        "recovered": {k: summary(pick(k, resumed + deadline, float("inf"))) for k in kinds},
         "in_flight_at_stop": summary(in_flight),
         "in_flight_at_stop_samples": [_brief(s) for s in in_flight],
         "new_search_after_stop": {k: summary([s for s in new if s["kind"] == k])

@@ -24,7 +24,7 @@ NEW_AFTER_S = 1.0
 @pytest.mark.slow
 def test_hung_neo4j_is_bounded(tmp_path):
     # Frozen long enough that a search sent NEW_AFTER_S into the stop is decided before SIGCONT.
-    probe = run_hung(tmp_path, frozen=NEW_AFTER_S + 6.0 + SLACK_S + 1.0, searchers=2, after=4.0,
+    probe = run_hung(tmp_path, frozen=NEW_AFTER_S + 6.0 + SLACK_S + 1.0, searchers=2, after=10.0,
                      new_after=NEW_AFTER_S)
     deadline, ping = probe["deadline_s"], probe["bounds"]["neo4j_ping_timeout"]
     assert deadline + NEW_AFTER_S + SLACK_S < probe["frozen_s"], "the scenario no longer shows the deadline"
