@@ -44,7 +44,7 @@ def main() -> None:
         finally:
             exits = [srv.stop() for srv in servers]
         report.update(seconds=round(time.monotonic() - started, 1), server_exits=exits,
-                      check=check_namespace(neo4j_env()))
+                      check=check_namespace(neo4j_env(tmp)))
         if args.note:
             report["note"] = args.note
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -45,16 +45,27 @@ SHOWN_REJECTIONS = 20      # `graphmem import` lists the first 20 rejections (th
 NEO4J_KEYS = ("GRAPHMEM_NEO4J_URI", "GRAPHMEM_NEO4J_USER", "GRAPHMEM_NEO4J_PASSWORD", "GRAPHMEM_NEO4J_DATABASE")
 
 
-def neo4j_settings() -> dict[str, str]:
-    """The Neo4j the caller names (environment), with the store kind: what every child process gets."""
+# The race counts lost writes, not waits: on a loaded machine (the parallel test run) a write queued
+# behind an import's transaction may wait longer than the production bounds, and a 503 would end
+# the run before the question is answered. The bounds have tests of their own.
+RACE_BOUNDS = "[store]\nwrite_wait = 30.0\n[store.neo4j]\nread_timeout = 30.0\nwrite_timeout = 60.0\n"
+
+
+def neo4j_settings(tmp: Path | None = None) -> dict[str, str]:
+    """The Neo4j the caller names (environment), with the store kind: what every child process gets.
+    With ``tmp``, the children also get the race's generous bounds (a config file written there)."""
     found = {key: os.environ[key] for key in NEO4J_KEYS if os.environ.get(key)}
     if "GRAPHMEM_NEO4J_URI" not in found:
         raise SystemExit("GRAPHMEM_NEO4J_URI is not set: start a Neo4j (docker/neo4j-local) and export it")
+    if tmp is not None:
+        config = tmp / "race-bounds.toml"
+        config.write_text(RACE_BOUNDS)
+        found["GRAPHMEM_CONFIG"] = str(config)
     return {"GRAPHMEM_STORE": "neo4j", **found}
 
 
-def neo4j_env() -> dict[str, str]:
-    return child_env({"COLUMNS": "200", **neo4j_settings()})    # the import's summary lines unwrapped
+def neo4j_env(tmp: Path | None = None) -> dict[str, str]:
+    return child_env({"COLUMNS": "200", **neo4j_settings(tmp)})    # the import's summary lines unwrapped
 
 
 class Importer:
@@ -105,7 +116,7 @@ def overlapping_imports(url: str, tag: str, n_ids: int, tmp: Path, env: dict[str
 
 def race(urls: list[str], rounds: int, n_ids: int, tmp: Path, import_ids: int = 60) -> dict[str, Any]:
     """The race against running servers (Neo4j from the environment); the check is the caller's."""
-    env = neo4j_env()
+    env = neo4j_env(tmp)
     statuses: Counter[str] = Counter()
     errors: list[str] = []
     per_round = []
@@ -173,7 +184,8 @@ def check_namespace(env: dict[str, str]) -> dict[str, Any]:
 def start_servers(tmp: Path) -> list:
     from tests.api.test_api_server import Server
 
-    servers = [Server(tmp / f"data-{n}", tmp / f"server-{n}.log", store="neo4j", env=neo4j_settings(), wait=False)
+    servers = [Server(tmp / f"data-{n}", tmp / f"server-{n}.log", store="neo4j", env=neo4j_settings(tmp),
+                      wait=False)
                for n in ("a", "b")]
     for srv in servers:
         srv.wait_healthy(timeout=120)

@@ -39,7 +39,7 @@ def test_two_servers_and_imports_on_one_neo4j_lose_no_acknowledged_write(neo4j_u
     assert report["overlapping_imports_lost"] == 0, report
     assert report["overlapping_imports_conflicts"] > 0, report      # the imports did overlap
     assert not any(k.startswith(("create 5", "patch 5", "delete 5")) for k in report["statuses"]), report
-    check = check_namespace(neo4j_env())
+    check = check_namespace(neo4j_env(tmp_path))
     assert check["exit_code"] == 0 and check["problems"] == [], check
 
 
