@@ -8,6 +8,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -36,8 +37,9 @@ from tests.neo4j_server import open_store, require_neo4j  # noqa: E402
 # rewriting ``item._nodeid``, which pytest 9 no longer reads: its groups are silently ignored.)
 # Tests marked ``serial`` change what the whole database holds (e.g. its schema layout) and run apart,
 # after the parallel run (tests/run.sh: ``-m serial``); a parallel worker deselects them. Modules
-# marked ``heavy`` (minutes each) come first: xdist hands modules out in collection order, and a
-# long one handed out last would run alone at the end while the other workers wait.
+# marked ``heavy`` (minutes each) come first, then the others by their number of tests: xdist hands
+# modules out in collection order (tests/run.sh turns off its own reordering, by number of tests
+# alone), and a long module handed out last would run alone at the end while the other workers wait.
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         serial = [item for item in items if item.get_closest_marker("serial")]
@@ -45,7 +47,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=serial)
             items[:] = [item for item in items if not item.get_closest_marker("serial")]
         heavy = {item.path for item in items if item.get_closest_marker("heavy")}
-        items.sort(key=lambda item: item.path not in heavy)      # stable: each module keeps its order
+        sizes = Counter(item.path for item in items)
+        # stable: each module keeps its order; heavy ones first, then the modules with most tests
+        items.sort(key=lambda item: (item.path not in heavy, -sizes[item.path]))
 
 
 @pytest.fixture(scope="session")

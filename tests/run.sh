@@ -28,7 +28,7 @@ if [ "$WORKERS" = 0 ]; then
   python -m pytest -q -p no:cacheprovider --durations=15 "$@"
 else
   status=0
-  python -m pytest -q -p no:cacheprovider --durations=15 -n "$WORKERS" --dist loadfile "$@" || status=$?
+  python -m pytest -q -p no:cacheprovider --durations=15 -n "$WORKERS" --dist loadfile --no-loadscope-reorder "$@" || status=$?
   # Tests that change what the whole test database holds, with nothing else running beside them
   # (exit 5: the arguments selected none of them).
   serial=0

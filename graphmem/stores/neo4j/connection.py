@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import wait as wait_for
 from contextlib import contextmanager
 from typing import Any, Literal, TypeVar, cast
 
@@ -18,6 +19,7 @@ from neo4j.exceptions import (
     ClientError,
     ConfigurationError,
     ConnectionPoolError,
+    DriverError,
     IncompleteCommit,
     ServiceUnavailable,
     SessionExpired,
@@ -72,6 +74,7 @@ class Neo4jBase:
         self._local = threading.local()     # this thread's open write session (``write_session``)
         self._calls = ThreadPoolExecutor(max_workers=max(1, cfg.neo4j.call_threads),
                                          thread_name_prefix="neo4j-call")
+        self._running: set[Future] = set()      # submitted calls not yet done (close waits for them)
         self._ping: Future | None = None
         self._ping_lock = threading.Lock()
         self.server_info_ttl = cfg.neo4j.server_info_ttl  # version/topology refreshed by a ping at most this often
@@ -106,6 +109,12 @@ class Neo4jBase:
         return self.breaker.call(lambda: self._bounded(timeout, lambda: self._guarded(lambda: attempt(timeout),
                                                                                         timeout)))
 
+    def _submit(self, work: Callable[..., T], *args: Any) -> Future[T]:
+        pending = self._calls.submit(work, *args)
+        self._running.add(pending)
+        pending.add_done_callback(self._running.discard)
+        return pending
+
     def _bounded(self, timeout: float, work: Callable[[], T]) -> T:
         """``work`` on a call thread while the caller waits at most ``timeout + deadline_grace``.
 
@@ -115,7 +124,7 @@ class Neo4jBase:
         freed when the database answers (Neo4j then aborts the transaction past its timeout). A
         call still waiting in line at the deadline is cancelled, so it never runs late."""
         deadline = timeout + self.deadline_grace
-        pending = self._calls.submit(work)
+        pending = self._submit(work)
         try:
             return pending.result(timeout=deadline)
         except FutureTimeout:
@@ -263,7 +272,7 @@ class Neo4jBase:
             return work(cast(ManagedTransaction, session.tx))
 
         def wait() -> T:
-            pending = session.pending = self._calls.submit(self._mapped, attempt, self.timeouts["admin"])
+            pending = session.pending = self._submit(self._mapped, attempt, self.timeouts["admin"])
             try:
                 return pending.result(timeout=timeout if lock else timeout + self.deadline_grace)
             except FutureTimeout:
@@ -306,7 +315,7 @@ class Neo4jBase:
 
         def later(_: Future | None = None) -> None:
             try:
-                self._calls.submit(close)
+                self._submit(close)
             except RuntimeError:        # the store is closing: close here
                 close()
 
@@ -329,5 +338,13 @@ class Neo4jBase:
             raise StoreUnavailable(f"Neo4j at {self.uri} is unavailable: {exc}", field="store") from exc
 
     def close(self) -> None:
+        """Stop taking calls, give the running ones (a session's deferred rollback, a call its caller
+        gave up on) ``deadline_grace`` seconds, then close the driver. Closing a connection another
+        thread still sends on breaks the driver's buffers (``BufferError``); a call stuck on a
+        database that stopped answering leaves its connection to the process's exit."""
         self._calls.shutdown(wait=False, cancel_futures=True)
-        self._driver.close()
+        wait_for(list(self._running), timeout=self.deadline_grace)
+        try:
+            self._driver.close()
+        except (BufferError, OSError, DriverError):     # a connection still in a stuck call's hands
+            pass
