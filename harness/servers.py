@@ -27,11 +27,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# What a child process keeps of the caller's GRAPHMEM_* variables: the model, its dir, and whether
+# ONNX Runtime spins (every process on a store must embed with the model it records).
+MODEL_VARS = ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR", "GRAPHMEM_MODEL_SPIN_WAIT")
+
+
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The caller's environment without GRAPHMEM_* (but the model and its dir: every process on a
     store must embed with the model it records), plus ``extra``."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("GRAPHMEM_") or k in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR")}
+           if not k.startswith("GRAPHMEM_") or k in MODEL_VARS}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.update(extra or {})
     return env

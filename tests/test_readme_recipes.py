@@ -44,7 +44,8 @@ def run_bash(script: str, env: dict[str, str], cwd: Path = ROOT, prelude: str = 
 
 def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()      # the test model stays (tests/embedding_model.py)
-           if not k.startswith("GRAPHMEM_") or k.startswith("GRAPHMEM_NEO4J") or k == "GRAPHMEM_MODEL"}
+           if not k.startswith("GRAPHMEM_") or k.startswith("GRAPHMEM_NEO4J")
+           or k in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_SPIN_WAIT")}
     return {**env, "PYTHONPATH": str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""), **extra}
 
 

@@ -58,11 +58,25 @@ _ENV = {
     "GRAPHMEM_NEO4J_DATABASE": ("store.neo4j", "database"),
     "GRAPHMEM_MODEL": ("model", "name"),
     "GRAPHMEM_MODEL_DIR": ("model", "dir"),
+    "GRAPHMEM_MODEL_SPIN_WAIT": ("model", "spin_wait"),
     "GRAPHMEM_HOST": ("api", "host"),
     "GRAPHMEM_PORT": ("api", "port"),
     "GRAPHMEM_ALLOWED_HOSTS": ("api", "allowed_hosts"),
 }
 _ENV_LISTS = {"allowed_hosts"}          # comma-separated in the environment
+_ENV_BOOLS = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _env_value(var: str, key: str, value: str) -> object:
+    if key == "port":
+        return int(value)
+    if key in _ENV_LISTS:
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if key == "spin_wait":
+        if value.strip().lower() not in _ENV_BOOLS:
+            raise ConfigError(f"{var} must be true or false, not {value!r}", field=var)
+        return _ENV_BOOLS[value.strip().lower()]
+    return value
 
 
 def load_settings(config_path: str | Path | None = None, overrides: dict | None = None,
@@ -88,9 +102,7 @@ def load_settings(config_path: str | Path | None = None, overrides: dict | None 
                 table = data
                 for part in section.split("."):
                     table = table[part]
-                table[key] = (int(value) if key == "port" else
-                                      [v.strip() for v in value.split(",") if v.strip()] if key in _ENV_LISTS
-                                      else value)
+                table[key] = _env_value(var, key, value)
                 applied.append(var)
     if overrides:
         data = deep_merge(data, migrate_flat_keys(overrides, "the overrides"))

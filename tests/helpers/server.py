@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from graphmem.client import GraphmemClient, GraphmemClientError
-from harness.servers import free_port
+from harness.servers import MODEL_VARS, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,7 +27,7 @@ class Server:
         self.log_path = log_path
         extra = env
         env = {k: v for k, v in os.environ.items()      # the test model stays (tests/embedding_model.py)
-               if not k.startswith("GRAPHMEM_") or k in ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR")}
+               if not k.startswith("GRAPHMEM_") or k in MODEL_VARS}
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         if env_keys:
             env["GRAPHMEM_API_KEYS"] = env_keys

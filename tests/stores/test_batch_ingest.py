@@ -33,14 +33,14 @@ EDGES = {"candidates_per_tag": 6, "candidates_per_category": 5, "candidates_lexi
 
 
 def items() -> list[dict]:
-    out = make_memories(160, seed=3, namespace="ignored")
+    out = make_memories(100, seed=3, namespace="ignored")
     for n, item in enumerate(out):
         item.pop("namespace")
         if n % 3 == 0:      # some explicit, out-of-order creation times: "newest first" is not id order
             item["created_at"] = f"2024-{1 + n % 12:02d}-{1 + n % 27:02d}T00:00:00.000000Z"
         if n % 4 == 1:      # thread turns, some arriving before the turns they follow
             item.update(thread=f"chat-{n % 3}", seq=(n * 7) % 23)
-    return out[:40], out[40:] + [
+    return out[:25], out[25:] + [
         {**out[45], "id": "same-content-new-id"},        # duplicate by content (of a batch item)
         {**out[3], "id": "same-content-seeded"},          # duplicate by content (of a seeded memory)
         dict(out[50]),                                    # duplicate by id
