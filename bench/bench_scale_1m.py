@@ -193,7 +193,7 @@ def search(engine: Graphmem, timed: TimedEmbedder, query: str) -> tuple[float, f
 
 
 def measure(engine: Graphmem, store: SQLiteStore, timed: TimedEmbedder, base: Base, size: int,
-            n_queries: int, path: Path) -> dict[str, Any]:
+            n_queries: int, path: Path, seed: int | None = None) -> dict[str, Any]:
     cache = store.vectors
     assert cache is not None
     row: dict[str, Any] = {"size": size, "facts": run_facts(), "ann_threshold": cache.ann.threshold
@@ -205,7 +205,7 @@ def measure(engine: Graphmem, store: SQLiteStore, timed: TimedEmbedder, base: Ba
     vectors = cache.namespaces[NS]
     row["vectors"] = len(vectors)
     row["approximate"] = vectors.ann is not None
-    queries = queries_for(base, size, n_queries + 5, seed=size)
+    queries = queries_for(base, size, n_queries + 5, seed=size if seed is None else seed)
     for q in queries[:5]:
         search(engine, timed, q)
     runs: dict[str, dict[str, list]] = {m: {"ms": [], "embed": [], "ids": [], "stages": []}
@@ -271,6 +271,15 @@ def size_label(size: int) -> str:
     return f"{size // 1000}k" if size % 1000 == 0 else str(size)
 
 
+def open_engine(path: Path, threshold: int) -> tuple[SQLiteStore, TimedEmbedder, Graphmem]:
+    """The bench's store (the index from ``threshold`` memories on) and engine, the query model timed."""
+    settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite": {
+        "synchronous": "NORMAL", "ann_threshold": threshold}}}, use_env=False)
+    store = SQLiteStore(path, settings.store)
+    timed = TimedEmbedder(load_embedder())
+    return store, timed, Graphmem(settings, store, timed)    # type: ignore[arg-type]
+
+
 def write_report(out: str, facts: dict, progress: dict, args: argparse.Namespace) -> None:
     save_report(out, {"facts": facts, "namespace": NS, "target": args.target, "shape": args.shape,
                       "load_path": LOAD_PATH,
@@ -316,12 +325,8 @@ def main() -> None:
     threshold = args.ann_threshold or progress.get("ann_threshold") or load_settings(
         use_env=False).store.sqlite.ann_threshold
     progress["ann_threshold"] = threshold
-    settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite": {
-        "synchronous": "NORMAL", "ann_threshold": threshold}}}, use_env=False)
     load_nice = os.getpriority(os.PRIO_PROCESS, 0)
-    store = SQLiteStore(path, settings.store)
-    timed = TimedEmbedder(load_embedder())
-    engine = Graphmem(settings, store, timed)    # type: ignore[arg-type]
+    store, timed, engine = open_engine(path, threshold)
     marks = sorted(int(c) for c in args.checkpoints.split(",") if int(c) <= args.target)
     segment_t, segment_n = 0.0, 0
     try:

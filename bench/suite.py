@@ -36,9 +36,9 @@ _BY_GROUP = {
               "bench_concurrency", "bench_context", "bench_durability", "bench_embedder", "bench_engine",
               "bench_file_modes", "bench_holders_cut", "bench_ingest", "bench_limits", "bench_link_candidates",
               "bench_load", "bench_mcp", "bench_multihop_latency", "bench_neo4j_lock_cost", "bench_scale",
-              "bench_scale_1m", "bench_scale_neo4j", "bench_stores", "bench_tenants", "bench_topics_ingest",
-              "bench_validation", "floor", "probe_neo4j_reads", "profile_neo4j_ingest", "profile_neo4j_search",
-              "profile_search"],
+              "bench_scale_1m", "bench_scale_ann", "bench_scale_neo4j", "bench_stores", "bench_tenants",
+              "bench_topics_ingest", "bench_validation", "floor", "probe_neo4j_reads", "profile_neo4j_ingest",
+              "profile_neo4j_search", "profile_search"],
     "faults": ["bench_hung_neo4j", "bench_outage", "bench_slow_clients", "bench_soak", "bench_two_process",
                "bench_two_process_neo4j"],
 }

@@ -68,7 +68,8 @@ def store_settings(**over):
 # The shared test server answers four pytest workers and, beside them, the private Neo4j JVMs some
 # scenarios start, on two cores: a call can wait there longer than a production bound without
 # anything being wrong. Tests of the bounds themselves set the keys they test (``over`` wins).
-TEST_BOUNDS = {"neo4j_read_timeout": 30.0, "neo4j_write_timeout": 60.0, "write_wait": 30.0}
+TEST_BOUNDS = {"neo4j_read_timeout": 30.0, "neo4j_write_timeout": 60.0, "neo4j_ping_timeout": 10.0,
+               "write_wait": 30.0}
 
 
 def open_store(uri: str | None = None, **over):
