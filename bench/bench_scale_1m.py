@@ -97,10 +97,19 @@ class Base:
                         for f in ("queries.jsonl", "queries_observations.jsonl") for q in read_jsonl(folder / f)]
 
     def vectors(self, cache: Path) -> np.ndarray:
-        """e5 (the configured model) embeddings of the sentences, saved in the data dir."""
-        if cache.exists():
-            return np.load(cache)
+        """e5 (the configured model) embeddings of the sentences, saved in the data dir. A saved
+        file is checked first: a sample of its rows must be the model's embeddings of their
+        sentences (a file of other vectors would make every vector figure meaningless)."""
         embedder = load_embedder()
+        if cache.exists():
+            saved = np.load(cache)
+            sample = list(range(0, len(self.texts), max(1, len(self.texts) // 8)))
+            fresh = embedder.embed_documents([self.texts[k] for k in sample])
+            agree = np.sum(fresh * saved[sample], axis=1) if len(saved) == len(self.texts) else np.zeros(1)
+            if float(agree.min()) < 0.99:
+                raise SystemExit(f"{cache}: not {embedder.model_id}'s embeddings of the LoCoMo sentences "
+                                 f"(cosine {float(agree.min()):.3f} on a sample); remove it to re-embed")
+            return saved
         out = np.concatenate([embedder.embed_documents(self.texts[s:s + 128])
                               for s in range(0, len(self.texts), 128)])
         np.save(cache, out.astype(np.float32))
