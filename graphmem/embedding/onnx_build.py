@@ -24,11 +24,12 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+
+if TYPE_CHECKING:       # onnx itself is imported where a model is built: it costs every process ~1.4 s
+    import onnx
 
 OPSET = 17
 IR_VERSION = 8  # pinned: onnx.helper would otherwise stamp the installed onnx's IR version
@@ -82,6 +83,8 @@ class _GraphBuilder:
         if name in self._names:
             raise ValueError(f"duplicate initializer {name}")
         self._names.add(name)
+        from onnx import numpy_helper
+
         self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
         return name
 
@@ -89,6 +92,8 @@ class _GraphBuilder:
         if name in self._names:
             raise ValueError(f"duplicate node output {name}")
         self._names.add(name)
+        from onnx import helper
+
         self.nodes.append(helper.make_node(op_type, inputs, [name], name=name, **attrs))
         return name
 
@@ -107,6 +112,8 @@ class _GraphBuilder:
 
 def build_bert_onnx(weights: dict[str, np.ndarray], config: BertConfig) -> onnx.ModelProto:
     """Return the ONNX model for a BERT encoder (no pooler) with the given weights."""
+    import onnx
+    from onnx import TensorProto, helper
     if config.hidden_act != "gelu":
         raise ValueError(f"unsupported hidden_act {config.hidden_act!r} (only exact 'gelu')")
     hidden, heads = config.hidden_size, config.num_attention_heads
