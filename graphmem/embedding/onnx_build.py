@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-if TYPE_CHECKING:       # onnx itself is imported where a model is built: it costs every process ~1.4 s
+if TYPE_CHECKING:       # onnx (slow to import) is imported where a model is built, not by every process
     import onnx
 
 OPSET = 17
