@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -70,6 +71,20 @@ def store_settings(**over):
 # anything being wrong. Tests of the bounds themselves set the keys they test (``over`` wins).
 TEST_BOUNDS = {"neo4j_read_timeout": 30.0, "neo4j_write_timeout": 60.0, "neo4j_ping_timeout": 10.0,
                "write_wait": 30.0}
+
+
+def server_env(tmp: Path) -> dict[str, str]:
+    """What a server process on the test Neo4j gets: its URI, credentials and database, and a config
+    file (written in ``tmp``) with the ``TEST_BOUNDS``."""
+    neo4j = "".join(f"{key.removeprefix('neo4j_')} = {value}\n" for key, value in TEST_BOUNDS.items()
+                    if key.startswith("neo4j_"))
+    top = "".join(f"{key} = {value}\n" for key, value in TEST_BOUNDS.items() if not key.startswith("neo4j_"))
+    config = tmp / "test-bounds.toml"
+    config.write_text(f"[store]\n{top}[store.neo4j]\n{neo4j}")
+    user, password = neo4j_auth() or ("neo4j", "")
+    return {"GRAPHMEM_NEO4J_URI": require_neo4j(), "GRAPHMEM_NEO4J_USER": user,
+            "GRAPHMEM_NEO4J_PASSWORD": password, "GRAPHMEM_NEO4J_DATABASE": neo4j_database() or "neo4j",
+            "GRAPHMEM_CONFIG": str(config)}
 
 
 def open_store(uri: str | None = None, **over):

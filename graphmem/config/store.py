@@ -60,6 +60,7 @@ class Neo4jSettings:
     breaker_failures: int
     breaker_cooldown: float
     ping_timeout: float
+    open_wait: float
     read_timeout: float
     write_timeout: float
     admin_timeout: float

@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.client import GraphmemClient, GraphmemClientError
 from tests.helpers.server import Server
-from tests.neo4j_server import neo4j_auth, neo4j_database, open_store
+from tests.neo4j_server import open_store, server_env
 
 pytestmark = pytest.mark.neo4j
 
@@ -33,9 +33,7 @@ def ids_found(gm: GraphmemClient, name: str, ns: str) -> list[str]:
 
 @pytest.fixture
 def two_servers(tmp_path, neo4j_uri):
-    user, password = neo4j_auth() or ("neo4j", "")
-    env = {"GRAPHMEM_NEO4J_URI": neo4j_uri, "GRAPHMEM_NEO4J_USER": user, "GRAPHMEM_NEO4J_PASSWORD": password,
-           "GRAPHMEM_NEO4J_DATABASE": neo4j_database() or "neo4j"}
+    env = server_env(tmp_path)
     servers = [Server(tmp_path / f"data-{n}", tmp_path / f"server-{n}.log", store="neo4j", env=env, wait=False)
                for n in ("a", "b")]
     ns = f"test-two-{uuid.uuid4().hex[:12]}"

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, sync_playwright
 
 from graphmem.client import GraphmemClient, GraphmemClientError
 from tests.helpers.server import Server
-from tests.neo4j_server import neo4j_auth, neo4j_database
+from tests.neo4j_server import server_env
 from tests.ui.ui_seed import KEY, SEED
 
 
@@ -37,10 +37,8 @@ def live(request, tmp_path_factory):
     ns = f"ui-{uuid.uuid4().hex[:8]}"
     env = None
     if request.param == "neo4j":
-        uri = request.getfixturevalue("neo4j_uri")
-        user, password = neo4j_auth() or ("neo4j", "")
-        env = {"GRAPHMEM_NEO4J_URI": uri, "GRAPHMEM_NEO4J_USER": user, "GRAPHMEM_NEO4J_PASSWORD": password,
-               "GRAPHMEM_NEO4J_DATABASE": neo4j_database() or "neo4j"}
+        request.getfixturevalue("neo4j_uri")
+        env = server_env(tmp)
     srv = Server(tmp / "data", tmp / "server.log", env_keys=f"ui:{KEY}:{ns}", store=request.param, env=env)
     client = GraphmemClient(srv.url, api_key=KEY)
     seed(client)

@@ -4,6 +4,7 @@ readiness (bounded ping) and server info, recounts, namespace drop and statistic
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from collections import Counter
@@ -20,6 +21,7 @@ from graphmem.model import EDGE_TYPES, HEALTH_BINS, ServerInfo, StoreStats, heal
 from graphmem.stores.base import check_model
 from graphmem.stores.neo4j import queries as Q
 from graphmem.stores.neo4j import server_info as info
+from graphmem.stores.neo4j.breaker import CircuitOpen
 from graphmem.stores.neo4j.connection import _TYPES, Neo4jBase, _rows
 
 # The SEARCH clause with filter properties in the vector index (vector_search.cypher) needs
@@ -31,6 +33,17 @@ MIN_VERSION = (2026, 1)
 LAYOUT = 3
 MIGRATIONS = ("migrate_tagged", "migrate_category_counts", "migrate_valid_start")
 _PINGER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="neo4j-ping")
+log = logging.getLogger("graphmem.store")
+
+
+def refused(exc: BaseException) -> bool:
+    """True when the connection was refused: nothing listens at the URI, so waiting will not help."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -41,6 +54,21 @@ def parse_version(text: str) -> tuple[int, int]:
 class AdminMixin(Neo4jBase):
     # -- lifecycle ----------------------------------------------------------------------
     def ensure_schema(self, model_id: str, dim: int, reindexing: bool = False) -> None:
+        """The schema, retried for up to ``open_wait`` seconds while a reachable database answers
+        slowly (a cold start on a busy machine); a refused connection fails at once."""
+        give_up = time.monotonic() + self.open_wait
+        while True:
+            try:
+                return self._ensure_schema(model_id, dim, reindexing)
+            except StoreUnavailable as exc:
+                pause = max(1.0, float(exc.retry_after or 0)) if isinstance(exc, CircuitOpen) else 1.0
+                if refused(exc) or time.monotonic() + pause > give_up:
+                    raise
+                log.warning("Neo4j is slow to answer; retrying",
+                            extra={"fields": {"uri": self.uri, "error": str(exc)}})
+                time.sleep(pause)
+
+    def _ensure_schema(self, model_id: str, dim: int, reindexing: bool) -> None:
         rows = self._read("server_version")
         self.server_version = rows[0]["version"] if rows else "unknown"
         if parse_version(self.server_version) < MIN_VERSION:

@@ -64,6 +64,7 @@ class Neo4jBase:
         self.uri = uri
         self.breaker = Breaker(f"Neo4j at {uri}", cfg.neo4j.breaker_failures, cfg.neo4j.breaker_cooldown)
         self.ping_timeout = cfg.neo4j.ping_timeout
+        self.open_wait = cfg.neo4j.open_wait
         self.retry_budgets = (cfg.neo4j.max_retry_time, cfg.neo4j.transient_retry_time)
         # Bounded waits (defaults.toml, [store] neo4j_*_timeout): the server-side transaction timeout
         # per kind of call; the caller waits ``deadline_grace`` longer, then gives up (``_bounded``).
