@@ -25,7 +25,7 @@ import pytest
 import requests
 
 from harness.servers import MODEL_VARS, free_port
-from tests.neo4j_server import require_neo4j
+from tests.neo4j_server import server_env
 
 pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
 
@@ -118,12 +118,8 @@ def test_installed_graphmem_serves_the_embedded_store(installed, tmp_path):
 @pytest.mark.neo4j
 def test_installed_graphmem_searches_neo4j(installed, tmp_path):
     """Every Neo4j query comes from the wheel's graphmem/cypher (the checkout is nowhere on the path)."""
-    uri = require_neo4j()
     bin_dir, env = installed
-    env = {**env, "GRAPHMEM_NEO4J_URI": uri, "GRAPHMEM_STORE": "neo4j"}
-    for key in ("GRAPHMEM_NEO4J_USER", "GRAPHMEM_NEO4J_PASSWORD", "GRAPHMEM_NEO4J_DATABASE"):
-        if os.environ.get(key):
-            env[key] = os.environ[key]
+    env = {**env, **server_env(tmp_path), "GRAPHMEM_STORE": "neo4j"}
     ns = f"pkg-{uuid.uuid4().hex[:8]}"
     graphmem = str(bin_dir / "graphmem")
     added = json.loads(_run([graphmem, "add", "Backups of the ledger database rotate every night",

@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 import pytest
 from mcp_helpers import BILLING_QUERY, ROOT, SyncClient, TcpProxy, server_env
 
+from tests import neo4j_server
 from tests.neo4j_server import open_store
 
 pytestmark = pytest.mark.neo4j
@@ -26,7 +27,8 @@ def proxied(neo4j_uri, tmp_path_factory):
     proxy = TcpProxy(target.hostname or "127.0.0.1", target.port or 7687)
     proxy.start()
     namespace = f"mcp-{uuid.uuid4().hex[:10]}"
-    env = server_env({"GRAPHMEM_NEO4J_URI": f"bolt://127.0.0.1:{proxy.port}"})
+    bounds = neo4j_server.server_env(tmp_path_factory.mktemp("mcp-neo4j-config"))
+    env = server_env({**bounds, "GRAPHMEM_NEO4J_URI": f"bolt://127.0.0.1:{proxy.port}"})
     params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), env=env, args=[
         "-m", "graphmem", "--data-dir", str(tmp_path_factory.mktemp("mcp-neo4j")), "--store", "neo4j", "mcp",
         "--namespace", namespace])
