@@ -47,12 +47,18 @@ def command_line() -> str:
     return " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *head, *sys.argv[1:]])
 
 
+def dirty() -> bool:
+    """Whether tracked files differ from the commit, outside bench/results (a long run rewrites its
+    own report there while it runs)."""
+    return bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)bench/results"))
+
+
 def run_facts() -> dict[str, Any]:
     """Command line, commit (and whether the tree was dirty), cores, load average, versions."""
     return {
         "command": command_line(),
         "git_commit": _git("rev-parse", "HEAD"),
-        "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        "git_dirty": dirty(),
         "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cores": os.cpu_count(), "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
                     "platform": platform.platform(), "python": platform.python_version()},
@@ -95,7 +101,7 @@ def provenance(inputs: Sequence[str | Path] = (), config: Any = None) -> dict[st
     out: dict[str, Any] = {
         "command": command_line(),
         "commit": _git("rev-parse", "HEAD"),
-        "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        "dirty": dirty(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "loadavg": [round(x, 2) for x in os.getloadavg()],
         "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
