@@ -26,7 +26,7 @@ import requests
 from harness.servers import free_port
 from tests.helpers.cli import import_counts
 from tests.helpers.readme import recipe
-from tests.neo4j_server import open_store, require_neo4j
+from tests.neo4j_server import open_store, require_neo4j, server_env
 
 pytestmark = pytest.mark.heavy       # minutes long: the parallel run starts it first
 
@@ -185,7 +185,8 @@ def test_neo4j_recipe_imports_and_searches(tmp_path):
     store = open_store()
     try:
         store.drop_namespace("default")     # the recipe writes the default namespace of the test server
-        out = run_bash(block, clean_env(COLUMNS="220"))       # rich wraps ids in a narrow table
+        bounds = server_env(tmp_path)["GRAPHMEM_CONFIG"]     # the shared test server's bounds
+        out = run_bash(block, clean_env(COLUMNS="220", GRAPHMEM_CONFIG=bounds))  # rich wraps ids in a narrow table
         assert import_counts(out) == {"created": 15, "duplicate": 0, "rejected": 0}, out[-3000:]
         assert "skill-deploy-billing" in out and "direct: vector #" in out, out[-3000:]
         assert "skill-deploy-billing" in store.get_memories("default", ["skill-deploy-billing"]), "to this Neo4j"
