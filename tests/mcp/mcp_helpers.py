@@ -130,11 +130,15 @@ class TcpProxy:
         self._conns: list[socket.socket] = []
         self._lock = threading.Lock()
 
-    def start(self) -> None:
-        listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", self.port))
-        listener.listen(16)
+    def start(self, listener: socket.socket | None = None) -> None:
+        """Forward from ``port`` (again, after a cut), or from ``listener``, a bound and listening socket
+        (its port becomes the proxy's)."""
+        if listener is None:
+            listener = socket.socket()
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", self.port))
+            listener.listen(16)
+        self.port = listener.getsockname()[1]
         self._listener = listener
         threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
 

@@ -57,16 +57,15 @@ def test_silent_database_is_given_up_on_after_open_wait():
 
 
 def test_a_database_that_starts_answering_is_waited_for(neo4j_uri):
-    """Silent for the first 2.5 s, then the real test database behind the same port."""
+    """Silent for the first 2.5 s, then the real test database behind the same listening socket (never
+    closed in between, so no connection is refused)."""
     listener, port = _silent_listener()
     target = urlparse(neo4j_uri)
     proxy = TcpProxy(target.hostname or "127.0.0.1", target.port or 7687)
-    proxy.port = port
 
     def answer_later() -> None:
         time.sleep(2.5)
-        listener.close()           # resets the connections held in its backlog
-        proxy.start()
+        proxy.start(listener)      # the connections waiting in its backlog were given up on: forwarded, closed
 
     opener = threading.Thread(target=answer_later, daemon=True)
     store = open_store(uri=f"bolt://127.0.0.1:{port}", neo4j_open_wait=30.0, neo4j_connection_timeout=0.5)
