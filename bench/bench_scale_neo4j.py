@@ -144,7 +144,7 @@ def load(engines: dict[str, Graphmem], timers: dict[str, CallTimer], embedder: S
             if start[kind] >= hi:
                 continue
             t0 = time.perf_counter()
-            for r in engine.add_batch(batch, NS):
+            for r in engine.add_batch(batch, NS).results:
                 statuses[kind][r.status] = statuses[kind].get(r.status, 0) + 1
             seconds[kind].append((hi - lo, time.perf_counter() - t0))
         if hi % 10_000 == 0:
