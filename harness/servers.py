@@ -32,6 +32,15 @@ def free_port() -> int:
 MODEL_VARS = ("GRAPHMEM_MODEL", "GRAPHMEM_MODEL_DIR", "GRAPHMEM_MODEL_SPIN_WAIT")
 
 
+def store_config(path: Path, keys: dict[str, float]) -> Path:
+    """A config file at ``path`` setting [store] keys named as ``StoreSettings.with_keys`` names them
+    (``neo4j_read_timeout`` is [store.neo4j] read_timeout, ``write_wait`` is [store] write_wait)."""
+    top = "".join(f"{k} = {v}\n" for k, v in keys.items() if not k.startswith("neo4j_"))
+    neo4j = "".join(f"{k.removeprefix('neo4j_')} = {v}\n" for k, v in keys.items() if k.startswith("neo4j_"))
+    path.write_text(f"[store]\n{top}" + (f"[store.neo4j]\n{neo4j}" if neo4j else ""))
+    return path
+
+
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The caller's environment without GRAPHMEM_* (but the model and its dir: every process on a
     store must embed with the model it records), plus ``extra``."""

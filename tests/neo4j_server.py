@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.servers import store_config
+
 URI_ENV = "GRAPHMEM_NEO4J_URI"
 REQUIRE_ENV = "GRAPHMEM_REQUIRE_NEO4J"
 
@@ -76,11 +78,7 @@ TEST_BOUNDS = {"neo4j_read_timeout": 30.0, "neo4j_write_timeout": 60.0, "neo4j_p
 def server_env(tmp: Path) -> dict[str, str]:
     """What a server process on the test Neo4j gets: its URI, credentials and database, and a config
     file (written in ``tmp``) with the ``TEST_BOUNDS``."""
-    neo4j = "".join(f"{key.removeprefix('neo4j_')} = {value}\n" for key, value in TEST_BOUNDS.items()
-                    if key.startswith("neo4j_"))
-    top = "".join(f"{key} = {value}\n" for key, value in TEST_BOUNDS.items() if not key.startswith("neo4j_"))
-    config = tmp / "test-bounds.toml"
-    config.write_text(f"[store]\n{top}[store.neo4j]\n{neo4j}")
+    config = store_config(tmp / "test-bounds.toml", TEST_BOUNDS)
     user, password = neo4j_auth() or ("neo4j", "")
     return {"GRAPHMEM_NEO4J_URI": require_neo4j(), "GRAPHMEM_NEO4J_USER": user,
             "GRAPHMEM_NEO4J_PASSWORD": password, "GRAPHMEM_NEO4J_DATABASE": neo4j_database() or "neo4j",

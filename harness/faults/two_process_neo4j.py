@@ -39,7 +39,7 @@ from harness.faults.two_process import (
     final_contents,
     lost_writes,
 )
-from harness.servers import child_env
+from harness.servers import child_env, store_config
 
 SHOWN_REJECTIONS = 20      # `graphmem import` lists the first 20 rejections (then "... N more")
 NEO4J_KEYS = ("GRAPHMEM_NEO4J_URI", "GRAPHMEM_NEO4J_USER", "GRAPHMEM_NEO4J_PASSWORD", "GRAPHMEM_NEO4J_DATABASE")
@@ -48,7 +48,7 @@ NEO4J_KEYS = ("GRAPHMEM_NEO4J_URI", "GRAPHMEM_NEO4J_USER", "GRAPHMEM_NEO4J_PASSW
 # The race counts lost writes, not waits: on a loaded machine (the parallel test run) a write queued
 # behind an import's transaction may wait longer than the production bounds, and a 503 would end
 # the run before the question is answered. The bounds have tests of their own.
-RACE_BOUNDS = "[store]\nwrite_wait = 30.0\n[store.neo4j]\nread_timeout = 30.0\nwrite_timeout = 60.0\n"
+RACE_BOUNDS = {"write_wait": 30.0, "neo4j_read_timeout": 30.0, "neo4j_write_timeout": 60.0}
 
 
 def neo4j_settings(tmp: Path | None = None) -> dict[str, str]:
@@ -58,9 +58,7 @@ def neo4j_settings(tmp: Path | None = None) -> dict[str, str]:
     if "GRAPHMEM_NEO4J_URI" not in found:
         raise SystemExit("GRAPHMEM_NEO4J_URI is not set: start a Neo4j (docker/neo4j-local) and export it")
     if tmp is not None:
-        config = tmp / "race-bounds.toml"
-        config.write_text(RACE_BOUNDS)
-        found["GRAPHMEM_CONFIG"] = str(config)
+        found["GRAPHMEM_CONFIG"] = str(store_config(tmp / "race-bounds.toml", RACE_BOUNDS))
     return {"GRAPHMEM_STORE": "neo4j", **found}
 
 
