@@ -39,6 +39,7 @@ class SqliteSettings:
     ann_overfetch: int
     ann_exact_subset_max: int
     ann_dtype: str
+    warm_after: int
     scan_threads: int
     row_cache: int
     lexical_writer_memory: int
@@ -173,6 +174,8 @@ def _sqlite(data: dict) -> SqliteSettings:
     for key in ("ann_threshold", "ann_connectivity", "ann_expansion_add", "ann_expansion_search", "ann_overfetch"):
         if getattr(cfg, key) < 1:
             raise ConfigError(f"[store.sqlite] {key} must be at least 1", field=f"store.sqlite.{key}")
+    if cfg.warm_after < 0:
+        raise ConfigError("[store.sqlite] warm_after must be 0 (never) or more", field="store.sqlite.warm_after")
     return replace(cfg, synchronous=cfg.synchronous.upper())
 
 

@@ -223,3 +223,61 @@ def test_concurrent_search_and_writes_keep_index_and_matrix_in_step(tmp_path):
     assert vectors.ann is not None and vectors.ann.keys.keys() == vectors.rows.keys()
     assert recall_at(store, mems) >= 0.95
     store.close()
+
+
+def loader(path: Path, warm_after: int, keep: int = 100_000) -> SQLiteStore:
+    """A store that writes batches, with a threshold the load passes on the way (300)."""
+    store = SQLiteStore(path, store_settings(sqlite_synchronous="NORMAL", sqlite_warm_after=warm_after,
+                                             sqlite_vector_log_keep=keep), ann=forced_ann(threshold=300))
+    store.ensure_schema(MODEL, DIM)
+    return store
+
+
+def load_in_batches(store: SQLiteStore, mems: list, size: int = 100) -> None:
+    for start in range(0, len(mems), size):
+        store.save_batch(mems[start:start + size], [], [])
+
+
+def test_a_bulk_load_keeps_the_index_in_step_and_the_next_search_replays_nothing(tmp_path):
+    mems = memories(800)
+    store = loader(tmp_path, warm_after=200)
+    load_in_batches(store, mems)
+    loaded = store.vectors.namespaces["ns"]
+    assert loaded.ann is not None and loaded.ann.keys.keys() == loaded.rows.keys() == {m.id for m in mems}
+    assert store.vectors.ann_events["built"] == 1           # once, as the load passed the threshold
+    store.close()
+    reader = open_store(tmp_path, threshold=300)
+    assert recall_at(reader, mems) >= 0.95
+    assert dict(reader.vectors.ann_events) == {"loaded": 1, "replayed": 0}
+    reader.close()
+
+
+def test_without_warming_the_first_search_after_a_load_builds_the_index(tmp_path):
+    """The same load with ``warm_after`` 0: the writer never loads the namespace, so the reader builds."""
+    store = loader(tmp_path, warm_after=0)
+    load_in_batches(store, memories(800))
+    assert "ns" not in store.vectors.namespaces
+    store.close()
+    reader = open_store(tmp_path, threshold=300)
+    reader.vector_candidates("ns", unit(3), 10, ANY, "")
+    assert reader.vectors.ann_events["built"] == 1
+    reader.close()
+
+
+def test_a_loader_killed_mid_load_leaves_an_index_the_log_can_bring_up_to_date(tmp_path):
+    """The loader saves its index every vector_log_keep / 2 changes; killed (no close), the saved
+    index is at most that far behind, within the log, so the next search replays instead of rebuilding."""
+    script = (
+        "import os, sys; sys.path.insert(0, sys.argv[1])\n"
+        "from pathlib import Path\n"
+        "from tests.stores.test_sqlite_ann import loader, load_in_batches, memories\n"
+        "s = loader(Path(sys.argv[2]), warm_after=100, keep=400)\n"
+        "load_in_batches(s, memories(1000))\n"
+        "os.kill(os.getpid(), 9)\n")
+    done = subprocess.run([sys.executable, "-c", script, str(ROOT), str(tmp_path)], timeout=300)
+    assert done.returncode == -9
+    reader = open_store(tmp_path, threshold=300)
+    assert recall_at(reader, memories(1000)) >= 0.95
+    events = reader.vectors.ann_events
+    assert events["loaded"] == 1 and events["built"] == 0 and 0 < events["replayed"] <= 300
+    reader.close()

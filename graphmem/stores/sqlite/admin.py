@@ -46,7 +46,8 @@ class AdminMixin(EntitiesMixin):
                             json.loads(rows.get("reindex") or "null"), model_id, dim, reindexing)
         self.dim = dim
         self.vectors = VectorCache(dim, applied=vector_log.last_seq(self.db), ann=self.ann,
-                                   ann_dir=self.path.with_name("graphmem.ann"))
+                                   ann_dir=self.path.with_name("graphmem.ann"),
+                                   save_every=self.vector_log_keep // 2)
         if self.lexical is None:
             self.lexical = LexicalIndex(self.path, self.path.with_name("graphmem.lexical"),
                                         self.lexical_writer_memory, self.lexical_commit_every, self.write_wait)

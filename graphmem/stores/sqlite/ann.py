@@ -88,6 +88,7 @@ class AnnIndex:
         self.ids: dict[int, str] = {}
         self.next_key = 0
         self.dirty = True
+        self.unsaved = 0        # changes since the last save (a loader saves every so many)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -103,6 +104,17 @@ class AnnIndex:
             self.ids[key] = memory_id
         self.next_key += len(ids)
         self.dirty = True
+        self.unsaved += len(ids)
+
+    def upsert_many(self, ids: list[str], vectors: np.ndarray) -> None:
+        """Several distinct ids at once: their old keys removed, then one multi-threaded insert
+        (an insert costs about a millisecond per vector at 100k; a batch uses every core)."""
+        old = [self.keys.pop(i) for i in ids if i in self.keys]
+        for key in old:
+            del self.ids[key]
+        if old:
+            self.index.remove(np.array(old, dtype=np.uint64))
+        self.add_many(ids, vectors)
 
     def upsert(self, memory_id: str, vector: np.ndarray) -> None:
         self.remove(memory_id)
@@ -112,6 +124,7 @@ class AnnIndex:
         self.keys[memory_id] = key
         self.ids[key] = memory_id
         self.dirty = True
+        self.unsaved += 1
 
     def remove(self, memory_id: str) -> None:
         key = self.keys.pop(memory_id, None)
@@ -119,6 +132,7 @@ class AnnIndex:
             del self.ids[key]
             self.index.remove(key)
             self.dirty = True
+            self.unsaved += 1
 
     def search(self, vector: np.ndarray, count: int) -> list[str]:
         """Ids of (about) the ``count`` nearest vectors by inner product; order not guaranteed exact."""
@@ -143,6 +157,7 @@ class AnnIndex:
             for suffix in (".usearch", ".ids.npy", ".keys.npy", ".json"):
                 os.replace(str(tmp) + suffix, str(base) + suffix)
         self.dirty = False
+        self.unsaved = 0
 
     @classmethod
     def load(cls, base: Path, dim: int, settings: AnnSettings) -> tuple[AnnIndex, int] | None:
@@ -168,4 +183,5 @@ class AnnIndex:
         ann.ids = dict(zip(keys, ids, strict=True))
         ann.next_key = int(meta["next_key"])
         ann.dirty = False
+        ann.unsaved = 0
         return ann, int(meta["seq"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -63,6 +64,8 @@ class SQLiteBase:
         self.ann = ann or AnnSettings.from_store(cfg)
         limit_blas_threads(cfg.sqlite.scan_threads)
         self.vector_log_keep = cfg.sqlite.vector_log_keep
+        self.warm_after = cfg.sqlite.warm_after
+        self.written: Counter[str] = Counter()      # memories this process wrote, per namespace (warm_after)
         if not cfg.write_wait > 0:
             raise StoreConfigError("store.write_wait must be a positive number of seconds",
                                    field="store.write_wait")

@@ -126,9 +126,34 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
             self._after_commit(lambda: self._apply_saved(memories, seqs))
 
     def _apply_saved(self, memories: Sequence[Memory], seqs: list[int]) -> None:
-        for mem, seq in zip(memories, seqs, strict=True):
-            self._apply_vector(mem.namespace, mem.id, mem.embedding, seq, memory_validity(mem))
+        keys = {(m.namespace, m.id) for m in memories}
+        if self.vectors is None or len(keys) < len(memories) or any(m.embedding is None for m in memories):
+            for mem, seq in zip(memories, seqs, strict=True):     # in order, one by one
+                self._apply_vector(mem.namespace, mem.id, mem.embedding, seq, memory_validity(mem))
+        else:
+            for namespace in dict.fromkeys(m.namespace for m in memories):
+                group = [m for m in memories if m.namespace == namespace]
+                self.vectors.upsert_many(namespace, [m.id for m in group],
+                                         np.stack([np.asarray(m.embedding, dtype=np.float32) for m in group]),
+                                         [memory_validity(m) for m in group])
+            for seq in seqs:
+                self.vectors.applied_own(seq)
+        for namespace, count in Counter(m.namespace for m in memories).items():
+            self._keep_in_step(namespace, count)
         self._index_lexical()
+
+    def _keep_in_step(self, namespace: str, written: int) -> None:
+        """A process that has written ``warm_after`` memories to a namespace keeps its vectors (and
+        its approximate index, attached as the namespace passes the threshold) loaded and current,
+        saving the index every ``save_every`` changes, so the first search after a load finds it
+        current. (``get`` loads it the first time, and attaches the index when due.)"""
+        self.written[namespace] += written
+        vectors = self.vectors
+        if vectors is None or not self.warm_after or self.written[namespace] < self.warm_after:
+            return
+        vectors.get(namespace, self._load_vectors, self.db)
+        if vectors.save_every:
+            vectors.save(at_least=vectors.save_every)
 
     def _index_lexical(self) -> None:
         """After a commit: the full-text index catches up once enough changes are pending, unless

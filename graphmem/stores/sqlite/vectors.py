@@ -50,20 +50,31 @@ class NamespaceVectors:
 
     def upsert(self, memory_id: str, vector: np.ndarray, validity: RowValidity | None = None) -> None:
         with self.lock:
-            row = self.rows.get(memory_id)
-            if row is None:
-                row = len(self.ids)
-                if row >= self.matrix.shape[0]:
-                    grown = np.zeros((self.matrix.shape[0] * 2, self.dim), dtype=np.float32)
-                    grown[:row] = self.matrix[:row]
-                    self.matrix = grown
-                    self.validity.reserve(grown.shape[0])
-                self.ids.append(memory_id)
-                self.rows[memory_id] = row
-            self.matrix[row] = vector
-            self.validity.set(row, validity)
+            self._put_row(memory_id, vector, validity)
             if self.ann is not None:
                 self.ann.upsert(memory_id, vector)
+
+    def upsert_many(self, ids: list[str], block: np.ndarray, validity: list[RowValidity | None]) -> None:
+        """Several distinct ids at once: the index takes them in one multi-threaded insert."""
+        with self.lock:
+            for memory_id, vector, valid in zip(ids, block, validity, strict=True):
+                self._put_row(memory_id, vector, valid)
+            if self.ann is not None:
+                self.ann.upsert_many(ids, block)
+
+    def _put_row(self, memory_id: str, vector: np.ndarray, validity: RowValidity | None) -> None:
+        row = self.rows.get(memory_id)
+        if row is None:
+            row = len(self.ids)
+            if row >= self.matrix.shape[0]:
+                grown = np.zeros((self.matrix.shape[0] * 2, self.dim), dtype=np.float32)
+                grown[:row] = self.matrix[:row]
+                self.matrix = grown
+                self.validity.reserve(grown.shape[0])
+            self.ids.append(memory_id)
+            self.rows[memory_id] = row
+        self.matrix[row] = vector
+        self.validity.set(row, validity)
 
     def extend(self, ids: list[str], block: np.ndarray, validity: list[RowValidity] | None = None) -> None:
         """Bulk load of new ids (the initial read from SQLite): one copy per block, no Python loop."""
@@ -226,10 +237,11 @@ class VectorCache:
     ``applied`` is the last ``vector_log`` sequence number reflected in every loaded matrix;
     ``catch_up`` replays what other processes (or connections) logged after it. A namespace
     past ``ann.threshold`` also gets an approximate index (``attach_ann``), kept in step by the
-    same upserts and removes and saved under ``ann_dir`` (``save``)."""
+    same upserts and removes and saved under ``ann_dir`` (``save``; and by a loading process every
+    ``save_every`` changes, so the saved index stays within what the change log can replay)."""
 
     def __init__(self, dim: int, applied: int = 0, ann: AnnSettings | None = None,
-                 ann_dir: Path | None = None):
+                 ann_dir: Path | None = None, save_every: int = 0):
         self.dim = dim
         self.lock = threading.RLock()
         self.namespaces: dict[str, NamespaceVectors] = {}
@@ -237,6 +249,7 @@ class VectorCache:
         self.reloads = 0            # full resets after the log was pruned past ``applied`` (tests)
         self.ann = ann
         self.ann_dir = ann_dir
+        self.save_every = save_every
         self.ann_events: Counter[str] = Counter()   # built / loaded / replayed / stale (tests, benches)
 
     def get(self, namespace: str, loader: Loader, db: sqlite3.Connection | None = None) -> NamespaceVectors:
@@ -270,12 +283,10 @@ class VectorCache:
                     ann = None
                     self.ann_events["stale"] += 1
                 else:
-                    for memory_id in changed:
-                        row = vectors.rows.get(memory_id)
-                        if row is None:
-                            ann.remove(memory_id)
-                        else:
-                            ann.upsert(memory_id, vectors.matrix[row])
+                    present = sorted(changed & vectors.rows.keys())
+                    for memory_id in changed - vectors.rows.keys():
+                        ann.remove(memory_id)
+                    ann.upsert_many(present, vectors.matrix[[vectors.rows[m] for m in present]])
                     self.ann_events["replayed"] += len(changed)
                     if ann.keys.keys() != vectors.rows.keys():      # a change the log missed
                         ann = None
@@ -290,13 +301,22 @@ class VectorCache:
             if ann.dirty:           # under the lock: a writer must not change the maps mid-save
                 ann.save(base, self.applied)
 
-    def save(self) -> None:
-        """Persist every changed approximate index (at close: the next process loads, not builds)."""
+    def save(self, at_least: int = 0) -> None:
+        """Persist every approximate index with more than ``at_least`` unsaved changes (at close,
+        every changed one: the next process loads, not builds)."""
         with self.lock:
             for namespace, vectors in self.namespaces.items():
-                if vectors.ann is not None and vectors.ann.dirty and self.ann_dir is not None:
+                ann = vectors.ann
+                if ann is not None and ann.dirty and ann.unsaved >= at_least and self.ann_dir is not None:
                     with vectors.lock:
-                        vectors.ann.save(index_base(self.ann_dir, namespace), self.applied)
+                        ann.save(index_base(self.ann_dir, namespace), self.applied)
+
+    def upsert_many(self, namespace: str, ids: list[str], block: np.ndarray,
+                    validity: list[RowValidity | None]) -> None:
+        """Several distinct ids of one namespace (a written batch), when it is loaded."""
+        with self.lock:
+            if namespace in self.namespaces:
+                self.namespaces[namespace].upsert_many(ids, block, validity)
 
     def upsert(self, namespace: str, memory_id: str, vector: np.ndarray,
                validity: RowValidity | None = None) -> None:
@@ -328,10 +348,15 @@ class VectorCache:
                 self.reloads += 1
                 return 0
             touched = {(ns, mid) for ns, mid in changes if ns in self.namespaces}
-            for (ns, mid), row in vector_log.current_vectors(db, touched).items():
-                if row is None:
-                    self.namespaces[ns].remove(mid)
-                else:
-                    self.namespaces[ns].upsert(mid, np.frombuffer(row[0], dtype=np.float32), row[1])
+            current = vector_log.current_vectors(db, touched)
+            for ns in {ns for ns, _ in touched}:
+                put = sorted((mid, row) for (n, mid), row in current.items() if n == ns and row is not None)
+                for (n, mid), row in current.items():
+                    if n == ns and row is None:
+                        self.namespaces[ns].remove(mid)
+                if put:
+                    self.namespaces[ns].upsert_many(
+                        [mid for mid, _ in put], np.stack([np.frombuffer(r[0], dtype=np.float32) for _, r in put]),
+                        [r[1] for _, r in put])
             self.applied = max(self.applied, last)
             return len(touched)
