@@ -34,7 +34,7 @@ Each size's checkpoint is also saved alone (``<out-prefix><size>.json``, e.g. ``
 Usage: nice -n 15 python -m bench.bench_scale_1m [--data-dir /work/scale1m-data] [--target 1000000]
        [--checkpoints 10000,100000,250000,500000,750000,1000000] [--queries 200]
        [--stop-at 22:20] (UTC; the load stops before a chunk that would start later)
-       [--shape threads|flat] [--out bench/results/scale-1m-<shape>.json]
+       [--shape threads|flat] [--warm-after N] [--out bench/results/scale-1m-<shape>.json]
        [--out-prefix bench/results/scale-1m-<shape>-]
 """
 
@@ -206,7 +206,7 @@ def measure(engine: Graphmem, store: SQLiteStore, timed: TimedEmbedder, base: Ba
     cache = store.vectors
     assert cache is not None
     row: dict[str, Any] = {"size": size, "facts": run_facts(), "ann_threshold": cache.ann.threshold
-                           if cache.ann else None}
+                           if cache.ann else None, "warm_after": store.warm_after}
     t0 = time.perf_counter()
     search(engine, timed, "warm up the matrix and the index")
     row["first_search_s"] = round(time.perf_counter() - t0, 1)
@@ -280,10 +280,14 @@ def size_label(size: int) -> str:
     return f"{size // 1000}k" if size % 1000 == 0 else str(size)
 
 
-def open_engine(path: Path, threshold: int) -> tuple[SQLiteStore, TimedEmbedder, Graphmem]:
-    """The bench's store (the index from ``threshold`` memories on) and engine, the query model timed."""
-    settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite": {
-        "synchronous": "NORMAL", "ann_threshold": threshold}}}, use_env=False)
+def open_engine(path: Path, threshold: int, warm_after: int | None = None
+                ) -> tuple[SQLiteStore, TimedEmbedder, Graphmem]:
+    """The bench's store (the index from ``threshold`` memories on; ``warm_after``: the configured
+    one unless given) and engine, the query model timed."""
+    sqlite: dict[str, Any] = {"synchronous": "NORMAL", "ann_threshold": threshold}
+    if warm_after is not None:
+        sqlite["warm_after"] = warm_after
+    settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite": sqlite}}, use_env=False)
     store = SQLiteStore(path, settings.store)
     timed = TimedEmbedder(load_embedder())
     return store, timed, Graphmem(settings, store, timed)    # type: ignore[arg-type]
@@ -312,6 +316,9 @@ def main() -> None:
     parser.add_argument("--ann-threshold", type=int, default=None,
                         help="store.sqlite_ann_threshold (default: the configured one, or the one this data "
                              "dir was started with)")
+    parser.add_argument("--warm-after", type=int, default=None,
+                        help="store.sqlite.warm_after (default: the configured one; 0: the load never "
+                             "keeps the vectors in step, so the first search catches up)")
     parser.add_argument("--measure-nice", type=int, default=0, help="niceness while measuring (the load "
                         "keeps the one it was started with)")
     parser.add_argument("--stop-at", default=None, help="HH:MM UTC: start no chunk after this")
@@ -335,7 +342,7 @@ def main() -> None:
         use_env=False).store.sqlite.ann_threshold
     progress["ann_threshold"] = threshold
     load_nice = os.getpriority(os.PRIO_PROCESS, 0)
-    store, timed, engine = open_engine(path, threshold)
+    store, timed, engine = open_engine(path, threshold, args.warm_after)
     marks = sorted(int(c) for c in args.checkpoints.split(",") if int(c) <= args.target)
     segment_t, segment_n = 0.0, 0
     try:
