@@ -56,8 +56,8 @@ CHUNK = 500
 STORES = ("sqlite", "neo4j")
 # a bench on a shared machine must not fail on the service's request deadlines (GRAPHMEM_NEO4J_*
 # still comes from the environment); the deadlines change no query and no result
-NEO4J_BOUNDS = {"neo4j_read_timeout": 120.0, "neo4j_write_timeout": 300.0, "neo4j_connection_timeout": 10.0,
-                "neo4j_acquisition_timeout": 30.0}
+NEO4J_BOUNDS = {"read_timeout": 120.0, "write_timeout": 300.0, "connection_timeout": 10.0,
+                "acquisition_timeout": 30.0}        # [store.neo4j]
 
 
 class ScaleEmbedder:
@@ -258,7 +258,7 @@ def main() -> None:
     embedder = ScaleEmbedder()
     kinds = [k for k in args.stores.split(",") if k in STORES]
     stores = {"sqlite": lambda: SQLiteStore(data_dir, settings.store),
-              "neo4j": lambda: Neo4jStore(load_settings(overrides={"store": NEO4J_BOUNDS}).store)}
+              "neo4j": lambda: Neo4jStore(load_settings(overrides={"store": {"neo4j": NEO4J_BOUNDS}}).store)}
     engines = {k: Graphmem(settings, stores[k](), embedder) for k in kinds}   # type: ignore[arg-type]
     timers = {k: CallTimer(e.store) for k, e in engines.items()}
     base = Base(locomo_dir())
