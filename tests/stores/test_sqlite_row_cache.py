@@ -76,3 +76,52 @@ def test_off_at_zero(tmp_path):
     store.save_memory(mem("ns", "m1"), [], [])
     assert health(store, "m1") == 1.0 and not store.rows._rows
     store.close()
+
+
+def cached(store: SQLiteStore) -> set[str]:
+    return {key[1] for key in store.rows._rows}
+
+
+def test_own_writes_evict_only_the_rows_they_change(tmp_path):
+    """A store's own commit drops the rows it inserted, updated or deleted, and keeps the others:
+    a bulk load re-reads only what it changed."""
+    store = open_store(tmp_path)
+    store.save_batch([mem("ns", f"m{i}") for i in range(4)], [], [])
+    store.get_memories("ns", ["m0", "m1", "m2", "m3"])
+    store.update_health("ns", [("m1", 0.5, [], 1.0)])
+    assert cached(store) == {"m0", "m2", "m3"}
+    store.delete_memory("ns", "m2")
+    store.save_memory(mem("ns", "m3", content="changed text"), [], [])
+    assert cached(store) == {"m0"}
+    got = store.get_memories("ns", ["m0", "m1", "m2", "m3"])
+    assert got["m1"].health == 0.5 and "m2" not in got and got["m3"].content == "changed text"
+    store.close()
+
+
+def test_a_write_whose_changes_are_unknown_empties_the_cache(tmp_path):
+    """Without its triggers (as after a migration rebuilt the table) a commit cannot say which rows
+    it changed: every row goes."""
+    store = open_store(tmp_path)
+    store.save_batch([mem("ns", "m0"), mem("ns", "m1")], [], [])
+    store.get_memories("ns", ["m0", "m1"])
+    with store.write_session():       # the table rebuilt inside a write drops its triggers
+        store.db.execute("DROP TRIGGER temp.graphmem_changed_rows_update")
+        store.update_health("ns", [("m1", 0.5, [], 1.0)])
+    assert cached(store) == set()
+    assert health(store, "m1") == 0.5
+    store.update_health("ns", [("m0", 0.25, [], 1.0)])        # the write re-created the triggers
+    assert cached(store) == {"m1"} and health(store, "m0") == 0.25
+    store.close()
+
+
+def test_a_rolled_back_write_leaves_no_stale_row(tmp_path):
+    store = open_store(tmp_path)
+    store.save_batch([mem("ns", "m0"), mem("ns", "m1")], [], [])
+    store.get_memories("ns", ["m0", "m1"])
+    with pytest.raises(RuntimeError), store.write_session():
+        store.update_health("ns", [("m1", 0.5, [], 1.0)])
+        raise RuntimeError("abandon the session")
+    assert health(store, "m1") == 1.0 and health(store, "m0") == 1.0
+    store.update_health("ns", [("m0", 0.75, [], 1.0)])
+    assert health(store, "m0") == 0.75 and health(store, "m1") == 1.0
+    store.close()
