@@ -24,7 +24,7 @@ from graphmem.private_files import private_dir, private_file
 from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.ann import AnnSettings
 from graphmem.stores.sqlite.lexical import LexicalIndex
-from graphmem.stores.sqlite.row_cache import RowCache, changed_rows, watch
+from graphmem.stores.sqlite.row_cache import RowCache
 from graphmem.stores.sqlite.vectors import VectorCache, limit_blas_threads
 
 SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
@@ -127,7 +127,6 @@ class SQLiteBase:
             yield
             return
         with self._locked():
-            watching = watch(self.db)
             try:
                 self.db.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as err:     # locked past the busy timeout, disk errors
@@ -145,7 +144,7 @@ class SQLiteBase:
                 self._local.session = None
                 if not committed and self.db.in_transaction:
                     self.db.execute("ROLLBACK")
-                self._evict(committed and watching)     # after the commit: a racing read cannot put old rows back
+                self.rows.clear()       # after the commit: a read racing it cannot put old rows back
                 if committed:
                     for apply in session.after:
                         apply()
@@ -178,8 +177,6 @@ class SQLiteBase:
             return
         with self._locked():
             db = self.db
-            watching = watch(db)
-            committed = False
             try:
                 db.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as err:
@@ -198,14 +195,8 @@ class SQLiteBase:
                     if db.in_transaction:
                         db.execute("ROLLBACK")
                     raise _unavailable(err) from err
-                committed = True
             finally:
-                self._evict(committed and watching)     # after the commit: a racing read cannot put old rows back
-
-    def _evict(self, precisely: bool) -> None:
-        """After a write transaction: the row cache drops the rows it changed, or every row when
-        those are unknown (it did not commit, or the connection could not watch its changes)."""
-        self.rows.evict(changed_rows(self.db) if precisely else None)
+                self.rows.clear()          # after the commit: a read racing it cannot put old rows back
 
     def close(self) -> None:
         if self.vectors is not None:
