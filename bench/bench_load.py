@@ -12,9 +12,12 @@ context windows are written); ``flat``: the same memories without thread and seq
 
 ``--profile-at N``: one chunk loaded under cProfile once N memories are stored; the top functions
 by cumulative time go into the result. Resumable: progress lives in ``<data-dir>/progress.json``.
+``--copy-from DIR``: start from a copy of a store this bench or ``bench_scale_1m`` loaded (the
+same memories, in the same order), so the path can be measured at 100k without loading 100k.
 
 Usage: python -m bench.bench_load --shape flat --target 100000 [--data-dir /tmp/load-flat]
-       [--chunk 500] [--profile-at 50000] [--out bench/results/load-flat-100k.json]
+       [--chunk 500] [--profile-at 50000] [--copy-from /work/scale-flat-e5]
+       [--out bench/results/load-flat-100k.json]
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import io
 import json
 import os
 import pstats
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -134,13 +138,19 @@ def main() -> None:
     parser.add_argument("--synchronous", default="NORMAL")
     parser.add_argument("--base-vectors", default=None,
                         help="a saved base-vectors.npy (else made in the data dir)")
+    parser.add_argument("--copy-from", default=None, help="replace the data dir with a copy of this one first")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     path = Path(args.data_dir or f"/tmp/graphmem-load-{args.shape}")
+    if args.copy_from:
+        shutil.rmtree(path, ignore_errors=True)
+        shutil.copytree(args.copy_from, path)
     path.mkdir(parents=True, exist_ok=True)
     progress_file = path / "progress.json"
     progress: dict[str, Any] = json.loads(progress_file.read_text()) if progress_file.exists() else {
         "loaded": 0, "chunks": [], "statuses": {}}
+    progress["chunks"] = [c for c in progress.get("chunks", []) if len(c) == 4]    # this bench's (not a copy's)
+    progress.setdefault("statuses", {})
     base = Base(locomo_dir())
     base_vecs = base.vectors(Path(args.base_vectors) if args.base_vectors else path / "base-vectors.npy")
     settings = load_settings(overrides={"store": {"data_dir": str(path),
@@ -180,13 +190,15 @@ def main() -> None:
     finally:
         progress_file.write_text(json.dumps(progress))
         engine.close()
-    chunks = progress["chunks"]
+    profiled = progress.get("profile", {}).get("at", -1) + args.chunk     # its time is cProfile's, left out
+    chunks = [c for c in progress["chunks"] if c[0] != profiled]
+    short = args.chunk - args.target % args.chunk if args.target % args.chunk else 0     # the last chunk's gap
     deciles = []
     step = max(1, args.target // 10)
     for d in range(10):
         part = [c for c in chunks if d * step < c[0] <= (d + 1) * step]
         if part:
-            n = part[-1][0] - (part[0][0] - args.chunk)
+            n = len(part) * args.chunk - (short if part[-1][0] == args.target else 0)
             phases = {k: round(sum(c[3].get(k, 0.0) for c in part) / len(part), 3) for k, *_ in PHASES}
             deciles.append({"up_to": part[-1][0], "rate_per_s": round(n / sum(c[1] for c in part), 1),
                             "seconds_per_chunk": round(sum(c[1] for c in part) / len(part), 3),
