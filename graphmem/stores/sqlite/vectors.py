@@ -302,7 +302,7 @@ class VectorCache:
                 ann.save(base, self.applied)
 
     def save(self, at_least: int = 0) -> None:
-        """Persist every approximate index with more than ``at_least`` unsaved changes (at close,
+        """Persist every approximate index with at least ``at_least`` unsaved changes (at close,
         every changed one: the next process loads, not builds)."""
         with self.lock:
             for namespace, vectors in self.namespaces.items():
