@@ -108,7 +108,7 @@ class AnnIndex:
 
     def upsert_many(self, ids: list[str], vectors: np.ndarray) -> None:
         """Several distinct ids at once: their old keys removed, then one multi-threaded insert
-        (an insert costs about a millisecond per vector at 100k; a batch uses every core)."""
+        (inserts are the dear part of keeping an index; a batch uses every core)."""
         old = [self.keys.pop(i) for i in ids if i in self.keys]
         for key in old:
             del self.ids[key]
