@@ -116,16 +116,6 @@ class AnnIndex:
             self.index.remove(np.array(old, dtype=np.uint64))
         self.add_many(ids, vectors)
 
-    def upsert(self, memory_id: str, vector: np.ndarray) -> None:
-        self.remove(memory_id)
-        key = self.next_key
-        self.next_key += 1
-        self.index.add(key, np.asarray(vector, dtype=np.float32), threads=1)
-        self.keys[memory_id] = key
-        self.ids[key] = memory_id
-        self.dirty = True
-        self.unsaved += 1
-
     def remove(self, memory_id: str) -> None:
         key = self.keys.pop(memory_id, None)
         if key is not None:

@@ -22,7 +22,7 @@ from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.admin import AdminMixin
 from graphmem.stores.sqlite.reads import _COLUMNS, ReadsMixin
 from graphmem.stores.sqlite.search import SearchMixin
-from graphmem.stores.sqlite.validity_mask import RowValidity, memory_validity
+from graphmem.stores.sqlite.validity_mask import memory_validity
 
 
 class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
@@ -126,16 +126,18 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
             self._after_commit(lambda: self._apply_saved(memories, seqs))
 
     def _apply_saved(self, memories: Sequence[Memory], seqs: list[int]) -> None:
-        keys = {(m.namespace, m.id) for m in memories}
-        if self.vectors is None or len(keys) < len(memories) or any(m.embedding is None for m in memories):
-            for mem, seq in zip(memories, seqs, strict=True):     # in order, one by one
-                self._apply_vector(mem.namespace, mem.id, mem.embedding, seq, memory_validity(mem))
-        else:
+        """After the commit: each namespace's vectors as the batch left them (an id written twice
+        counts by its last row), in one bulk upsert per namespace, then the full-text index."""
+        if self.vectors is not None:
             for namespace in dict.fromkeys(m.namespace for m in memories):
-                group = [m for m in memories if m.namespace == namespace]
-                self.vectors.upsert_many(namespace, [m.id for m in group],
-                                         np.stack([np.asarray(m.embedding, dtype=np.float32) for m in group]),
-                                         [memory_validity(m) for m in group])
+                final = {m.id: m for m in memories if m.namespace == namespace}
+                for memory_id in [i for i, m in final.items() if m.embedding is None]:
+                    self.vectors.remove(namespace, memory_id)
+                put = [m for m in final.values() if m.embedding is not None]
+                if put:
+                    self.vectors.upsert_many(namespace, [m.id for m in put],
+                                             np.stack([np.asarray(m.embedding, dtype=np.float32) for m in put]),
+                                             [memory_validity(m) for m in put])
             for seq in seqs:
                 self.vectors.applied_own(seq)
         for namespace, count in Counter(m.namespace for m in memories).items():
@@ -180,16 +182,6 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
                        [(mem.namespace, t, mem.id, mem.created_at) for t in mem.index_labels])
         return vector_log.record(db, mem.namespace, mem.id, self.vector_log_keep)
 
-    def _apply_vector(self, namespace: str, memory_id: str, embedding, seq: int,
-                      validity: RowValidity | None = None) -> None:
-        if self.vectors is None:
-            return
-        if embedding is None:
-            self.vectors.remove(namespace, memory_id)
-        else:
-            self.vectors.upsert(namespace, memory_id, np.asarray(embedding, dtype=np.float32), validity)
-        self.vectors.applied_own(seq)
-
     def delete_memory(self, namespace: str, memory_id: str, companions: Sequence[str] = (),
                       save: Sequence[Memory] = (), add_edges: Sequence[Edge] = ()) -> bool:
         with self._locked():
@@ -210,8 +202,10 @@ class SQLiteStore(AdminMixin, SearchMixin, ReadsMixin):
 
     def _apply_vectors(self, memory_id: str, deleted: list[tuple[str, int]], save: Sequence[Memory],
                        seqs: list[int]) -> None:
-        for ns, seq in deleted:
-            self._apply_vector(ns, memory_id, None, seq)
+        if self.vectors is not None:
+            for ns, seq in deleted:
+                self.vectors.remove(ns, memory_id)
+                self.vectors.applied_own(seq)
         self._apply_saved(save, seqs)       # and the full-text index
 
     def update_health(self, namespace: str, updates: list[tuple[str, float, list, float]]) -> int:

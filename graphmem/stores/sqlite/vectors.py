@@ -48,12 +48,6 @@ class NamespaceVectors:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def upsert(self, memory_id: str, vector: np.ndarray, validity: RowValidity | None = None) -> None:
-        with self.lock:
-            self._put_row(memory_id, vector, validity)
-            if self.ann is not None:
-                self.ann.upsert(memory_id, vector)
-
     def upsert_many(self, ids: list[str], block: np.ndarray, validity: list[RowValidity | None]) -> None:
         """Several distinct ids at once: the index takes them in one multi-threaded insert."""
         with self.lock:
@@ -318,12 +312,6 @@ class VectorCache:
             if namespace in self.namespaces:
                 self.namespaces[namespace].upsert_many(ids, block, validity)
 
-    def upsert(self, namespace: str, memory_id: str, vector: np.ndarray,
-               validity: RowValidity | None = None) -> None:
-        with self.lock:
-            if namespace in self.namespaces:
-                self.namespaces[namespace].upsert(memory_id, vector, validity)
-
     def remove(self, namespace: str, memory_id: str) -> None:
         with self.lock:
             if namespace in self.namespaces:
@@ -349,14 +337,15 @@ class VectorCache:
                 return 0
             touched = {(ns, mid) for ns, mid in changes if ns in self.namespaces}
             current = vector_log.current_vectors(db, touched)
-            for ns in {ns for ns, _ in touched}:
-                put = sorted((mid, row) for (n, mid), row in current.items() if n == ns and row is not None)
-                for (n, mid), row in current.items():
-                    if n == ns and row is None:
-                        self.namespaces[ns].remove(mid)
-                if put:
-                    self.namespaces[ns].upsert_many(
-                        [mid for mid, _ in put], np.stack([np.frombuffer(r[0], dtype=np.float32) for _, r in put]),
-                        [r[1] for _, r in put])
+            put: dict[str, list[tuple[str, bytes, RowValidity]]] = {}
+            for (ns, mid), row in sorted(current.items(), key=lambda item: item[0]):
+                if row is None:
+                    self.namespaces[ns].remove(mid)
+                else:
+                    put.setdefault(ns, []).append((mid, *row))
+            for ns, rows in put.items():
+                self.namespaces[ns].upsert_many([r[0] for r in rows],
+                                                np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows]),
+                                                [r[2] for r in rows])
             self.applied = max(self.applied, last)
             return len(touched)
