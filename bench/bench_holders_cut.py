@@ -24,6 +24,7 @@ import tantivy
 
 from bench.meta import run_facts, save_report
 from graphmem.stores.sqlite import lexical as lex
+from graphmem.stores.sqlite.holders import newest_rowids
 
 
 def three_pass(searcher: tantivy.Searcher, namespace: str, term: str, fetch: int) -> list[int]:
@@ -38,7 +39,7 @@ def three_pass(searcher: tantivy.Searcher, namespace: str, term: str, fetch: int
         size = int(getattr(searcher.search(tie, 1, count=True), "count", 0) or 0)
         addresses = [a for key, a in hits if int(key) != edge] + [a for _, a in searcher.search(
             tie, max(size, 1), count=False).hits]
-    return lex._ints(searcher, "rowid", addresses)
+    return lex.fast_ints(searcher, "rowid", addresses)
 
 
 def main() -> None:
@@ -65,8 +66,7 @@ def main() -> None:
         t0 = time.perf_counter()
         before = [sorted(three_pass(searcher, args.namespace, t, args.limit)) for t in ordered]
         t1 = time.perf_counter()
-        after = [sorted(lex.LexicalIndex._newest_rowids(lex.LexicalIndex, searcher, args.namespace,  # type: ignore[arg-type]
-                                                        t, args.limit)) for t in ordered]
+        after = [sorted(newest_rowids(searcher, args.namespace, t, args.limit)) for t in ordered]
         t2 = time.perf_counter()
         runs["three_pass_s"].append(round(t1 - t0, 3))
         runs["one_pass_s"].append(round(t2 - t1, 3))

@@ -16,7 +16,7 @@ by cumulative time go into the result. Resumable: progress lives in ``<data-dir>
 same memories, in the same order), so the path can be measured at 100k without loading 100k.
 
 Usage: python -m bench.bench_load --shape flat --target 100000 [--data-dir /tmp/load-flat]
-       [--chunk 500] [--profile-at 50000] [--copy-from /work/scale-flat-e5]
+       [--chunk 500] [--profile-at 50000] [--copy-from /work/scale-flat-e5] [--sqlite row_cache=0]
        [--out bench/results/load-flat-100k.json]
 """
 
@@ -139,8 +139,14 @@ def main() -> None:
     parser.add_argument("--base-vectors", default=None,
                         help="a saved base-vectors.npy (else made in the data dir)")
     parser.add_argument("--copy-from", default=None, help="replace the data dir with a copy of this one first")
+    parser.add_argument("--sqlite", action="append", default=[], metavar="KEY=VALUE",
+                        help="a [store.sqlite] key for this run (an integer value), e.g. row_cache=0")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    sqlite_keys: dict[str, Any] = {"synchronous": args.synchronous}
+    for pair in args.sqlite:
+        key, _, value = pair.partition("=")
+        sqlite_keys[key] = int(value)
     path = Path(args.data_dir or f"/tmp/graphmem-load-{args.shape}")
     if args.copy_from:
         shutil.rmtree(path, ignore_errors=True)
@@ -153,15 +159,15 @@ def main() -> None:
     progress.setdefault("statuses", {})
     base = Base(locomo_dir())
     base_vecs = base.vectors(Path(args.base_vectors) if args.base_vectors else path / "base-vectors.npy")
-    settings = load_settings(overrides={"store": {"data_dir": str(path),
-                                                  "sqlite": {"synchronous": args.synchronous}}}, use_env=False)
+    settings = load_settings(overrides={"store": {"data_dir": str(path), "sqlite": sqlite_keys}}, use_env=False)
     store = SQLiteStore(path, settings.store)
     embedder = PrecomputedEmbedder(base_vecs.shape[1])
     engine = Graphmem(settings, store, embedder)    # type: ignore[arg-type]
     timer = PhaseTimer()
     facts = run_facts()
     report: dict[str, Any] = {"facts": facts, "shape": args.shape, "target": args.target, "chunk": args.chunk,
-                              "synchronous": args.synchronous, "load_path": "Graphmem.add_batch, precomputed "
+                              "synchronous": args.synchronous, "sqlite": sqlite_keys,
+                              "load_path": "Graphmem.add_batch, precomputed "
                               "vectors (an embedder returning each text's vector)"}
     try:
         while progress["loaded"] < args.target:

@@ -28,7 +28,7 @@ import numpy as np
 
 from graphmem.config import EdgeSettings
 from graphmem.model import Memory
-from graphmem.stores.base import MemoryStore
+from graphmem.stores.base import MemoryStore, TermHolders
 from graphmem.text import rarest_terms
 
 
@@ -65,29 +65,33 @@ def _newest_first(memories: list[Memory], limit: int) -> list[Memory]:
 
 
 class LexicalRanker:
-    """Each term's holders as index arrays over one universe of ids (the stored holders, then the
-    batch), so a memory's lexical candidates are a few array cuts, a bincount and a partial sort."""
+    """Each term's holders as index arrays over one universe: the stored holders (``TermHolders``'
+    keys, oldest first), then the batch in batch order, so a memory's lexical candidates are a few
+    array cuts, a bincount and a partial sort; ids are read only for the winners."""
 
-    def __init__(self, holders: dict[str, list[tuple[str, str]]], batch: list[Memory], exclude: set[str],
-                 per_term: int):
-        stamp: dict[str, str] = {}
-        for found in holders.values():
-            stamp.update((id_, created) for created, id_ in found if id_ not in exclude)
-        stamp.update((m.id, m.created_at) for m in batch)
-        self.ids = list(stamp)
+    def __init__(self, holders: TermHolders, batch: list[Memory], exclude: set[str], per_term: int):
+        stored_keys = holders.keys
+        n = len(stored_keys)
+        batch_keys = [(m.created_at, m.id) for m in batch]
+        self.ids = [i for _, i in stored_keys] + [m.id for m in batch]
         self.per_term = per_term
-        index = {id_: k for k, id_ in enumerate(self.ids)}
-        order = sorted(range(len(self.ids)), key=lambda k: (stamp[self.ids[k]], self.ids[k]))
-        self.recency = np.empty(len(self.ids), dtype=np.int64)
-        self.recency[order] = np.arange(len(self.ids))
-        self.stored = {t: np.fromiter((index[i] for _, i in found if i not in exclude), dtype=np.int64)
-                       for t, found in holders.items()}
-        at: dict[str, list[int]] = {t: [] for t in holders}
-        for mem in batch:
+        if not n or min(batch_keys, default=stored_keys[-1]) > stored_keys[-1]:     # the batch is newest
+            order = sorted(range(len(batch)), key=batch_keys.__getitem__)
+            self.recency = np.arange(n + len(batch), dtype=np.int64)
+            self.recency[n + np.array(order, dtype=np.int64)] = np.arange(n, n + len(batch))
+        else:                                       # an older memory in the batch (a re-link, an import)
+            every = stored_keys + batch_keys
+            self.recency = np.empty(len(every), dtype=np.int64)
+            self.recency[sorted(range(len(every)), key=every.__getitem__)] = np.arange(len(every))
+        dropped = np.array([k for k, (_, i) in enumerate(stored_keys) if i in exclude], dtype=np.int64)
+        self.stored = {t: found[~np.isin(found, dropped)] if dropped.size else found
+                       for t, found in holders.positions.items()}
+        at: dict[str, list[int]] = {t: [] for t in holders.positions}
+        for j, mem in enumerate(batch):
             for t in at.keys() & mem.term_counts.keys():
-                at[t].append(index[mem.id])
+                at[t].append(n + j)
         self.batch = {t: np.array(found, dtype=np.int64) for t, found in at.items()}    # in batch order
-        self.first = len(self.ids) - len(batch)          # batch ids come last in the universe
+        self.first = n                   # batch ids come last in the universe
 
     def _newest(self, held: np.ndarray) -> np.ndarray:
         """A term's ``per_term`` newest holders of ``held``."""

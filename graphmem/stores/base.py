@@ -24,6 +24,27 @@ from graphmem.errors import StoreConfigError
 from graphmem.model import Edge, ListOrder, Memory, MemoryFilter, ServerInfo, StoreStats, TermStats
 
 
+class TermHolders:
+    """``term_holders``' answer: each term's newest holders as positions into one list of
+    (created_at, id) keys in ascending order, so a position is a holder's recency and linking
+    ranks candidates over integer arrays (ids are looked up only for the winners)."""
+
+    def __init__(self, keys: list[tuple[str, str]], positions: dict[str, np.ndarray]):
+        self.keys = keys                # (created_at, id), oldest first, each once
+        self.positions = positions      # per term: its holders' positions in ``keys``, newest first
+
+    @classmethod
+    def from_lists(cls, found: dict[str, list[tuple[str, str]]]) -> TermHolders:
+        """From each term's (created_at, id) holders, newest first."""
+        keys = sorted({h for held in found.values() for h in held})
+        at = {key: k for k, key in enumerate(keys)}
+        return cls(keys, {t: np.array([at[h] for h in held], dtype=np.int64) for t, held in found.items()})
+
+    def __getitem__(self, term: str) -> list[tuple[str, str]]:
+        """One term's holders as (created_at, id), newest first."""
+        return [self.keys[k] for k in self.positions[term]]
+
+
 @dataclass
 class RecallHits:
     """One recall key's candidates from one ``recall`` call: the query terms' statistics, the
@@ -164,10 +185,10 @@ class MemoryStore(Protocol):
         """Ids of memories containing any of ``terms`` (graphmem's own tokens), best first
         by the index's own relevance; the caller re-scores with BM25."""
 
-    def term_holders(self, namespace: str, terms: list[str], limit: int) -> dict[str, list[tuple[str, str]]]:
-        """Each term's ``limit`` newest holders in the namespace, as (created_at, id), newest first
-        (created_at desc, id desc), in one call: linking's lexical candidates for a whole batch,
-        a bounded read per term however many memories hold it."""
+    def term_holders(self, namespace: str, terms: list[str], limit: int) -> TermHolders:
+        """Each term's ``limit`` newest holders in the namespace, newest first (created_at desc,
+        id desc), in one call: linking's lexical candidates for a whole batch, a bounded read per
+        term however many memories hold it."""
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats: ...
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from graphmem.model import MemoryFilter, TermStats
-from graphmem.stores.base import RecallHits
+from graphmem.stores.base import RecallHits, TermHolders
 from graphmem.stores.neo4j.connection import Neo4jBase
 from graphmem.stores.neo4j.records import filter_params, index_ranges, lucene_queries, to_memories
 
@@ -146,14 +146,14 @@ class SearchMixin(Neo4jBase):
                            flt: MemoryFilter | None, now_iso: str, exclude_id: str | None = None) -> list[str]:
         return self._lexical(namespace, [terms], limit, flt, now_iso, exclude_id)[0]
 
-    def term_holders(self, namespace: str, terms: list[str], limit: int) -> dict[str, list[tuple[str, str]]]:
+    def term_holders(self, namespace: str, terms: list[str], limit: int) -> TermHolders:
         queries = [{"term": t, "query": lucene_queries(namespace, [t])[0]}
                    for t in dict.fromkeys(terms) if t.strip()]
         out: dict[str, list[tuple[str, str]]] = {t: [] for t in dict.fromkeys(terms)}
         if queries and limit > 0:
             for r in self._read("term_holders", queries=queries, limit=int(limit)):
                 out[r["term"]] = [(created_at, id_) for created_at, id_ in r["holders"]]
-        return out
+        return TermHolders.from_lists(out)
 
     def _lexical(self, namespace: str, term_lists: list[list[str]], limit: int, flt: MemoryFilter | None,
                  now_iso: str, exclude_id: str | None, first_fetch: int | None = None) -> list[list[str]]:

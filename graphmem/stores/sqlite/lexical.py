@@ -101,7 +101,7 @@ def source_of(db: sqlite3.Connection) -> str:
     return row[0] if (row := db.execute("SELECT value FROM meta WHERE key = 'lexical_source'").fetchone()) else ""
 
 
-def _ints(searcher: tantivy.Searcher, field: str, addresses: list) -> list[int]:
+def fast_ints(searcher: tantivy.Searcher, field: str, addresses: list) -> list[int]:
     """An integer fast field of each hit (every document of ours has one)."""
     return [int(v or 0) for v in searcher.fast_field_values(field, addresses)] if addresses else []
 
@@ -285,7 +285,7 @@ class LexicalIndex:
         any_term = Q.boolean_query([(SHOULD, Q.term_query(SCHEMA, "terms", t)) for t in unique])
         stale = {mid for ns, mid in view.pending if ns == namespace}
         hits = view.searcher.search(self._in_namespace(namespace, any_term), window + len(stale), count=False).hits
-        rowids = _ints(view.searcher, "rowid", [a for _, a in hits])
+        rowids = fast_ints(view.searcher, "rowid", [a for _, a in hits])
         exhausted = len(hits) < window + len(stale)
         if not view.pending:
             return rowids, exhausted
@@ -333,50 +333,6 @@ class LexicalIndex:
                 out.append((score, rowid))
         return out
 
-    def newest_holders(self, db: sqlite3.Connection, namespace: str, terms: list[str], limit: int
-                       ) -> dict[str, list[tuple[str, str]]]:
-        """Per term, its ``limit`` newest holders in the namespace as (created_at, id), newest
-        first (created_at desc, id desc). tantivy orders by the ``created_us`` fast field; when its
-        cut falls inside one instant, every holder of that instant is read, so ids break the tie."""
-        unique = list(dict.fromkeys(terms))
-        out: dict[str, list[tuple[str, str]]] = {t: [] for t in unique}
-        if limit <= 0 or not unique:
-            return out
-        view = self.view(db)
-        changed = {mid for ns, mid in view.pending if ns == namespace}
-        fresh = [(created, mid, json.loads(counts)) for _r, _n, mid, created, counts
-                 in self._rows_of(db, ((namespace, i) for i in changed))]
-        picked: dict[str, list[int]] = {}
-        for t in unique:
-            if t:
-                picked[t] = self._newest_rowids(view.searcher, namespace, t, limit + len(changed))
-        rows: dict[int, tuple[str, str]] = {}
-        wanted = sorted({r for found in picked.values() for r in found})
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
-            rows.update((r[0], (r[1], r[2])) for r in db.execute(
-                f"SELECT rowid, created_at, id FROM memories WHERE +namespace = ? AND rowid IN "
-                f"({','.join('?' * len(chunk))})", [namespace, *chunk]))
-        for t, found in picked.items():
-            held = [rows[r] for r in found if r in rows and rows[r][1] not in changed]
-            held += [(c, m) for c, m, counts in fresh if t in counts]
-            out[t] = sorted(set(held), reverse=True)[:limit]
-        return out
-
-    def _newest_rowids(self, searcher: tantivy.Searcher, namespace: str, term: str, fetch: int) -> list[int]:
-        base = self._in_namespace(namespace, Q.term_query(SCHEMA, "terms", term))
-        # one hit past the cut: only a cut inside an instant (rare) reads that instant whole
-        hits = searcher.search(base, fetch + 1, count=False, order_by_field="created_us").hits
-        addresses = [a for _, a in hits[:fetch]]
-        if len(hits) > fetch and int(hits[fetch][0]) == int(hits[fetch - 1][0]):
-            edge = int(hits[fetch - 1][0])
-            tie = Q.boolean_query([(MUST, base), (MUST, Q.range_query(
-                SCHEMA, "created_us", tantivy.FieldType.Integer, edge, edge))])
-            size = int(getattr(searcher.search(tie, 1, count=True), "count", 0) or 0)
-            addresses = [a for key, a in hits if int(key) != edge] + [a for _, a in searcher.search(
-                tie, max(size, 1), count=False).hits]
-        return _ints(searcher, "rowid", addresses)
-
     def verify(self, db: sqlite3.Connection, namespace: str) -> list[str]:
         """Ids whose document differs from their row (missing, extra, stale or doubled), once caught
         up (rows still pending: this connection's own uncommitted writes are not counted)."""
@@ -388,8 +344,8 @@ class LexicalIndex:
         size = int(getattr(view.searcher.search(query, 1, count=True), "count", 0) or 0)
         hits = view.searcher.search(query, max(size, 1), count=False).hits
         addresses = [a for _, a in hits]
-        rowids = _ints(view.searcher, "rowid", addresses)
-        digests = _ints(view.searcher, "digest", addresses)
+        rowids = fast_ints(view.searcher, "rowid", addresses)
+        digests = fast_ints(view.searcher, "digest", addresses)
         seen: dict[int, int] = {}
         wrong: set[str] = set()
         for rowid, dig in zip(rowids, digests, strict=True):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any
+
 import numpy as np
 
 from graphmem.fastjson import loads
@@ -19,6 +23,50 @@ _LIST_KEYS = {"created": ("created_at", "ASC"), "-created": ("created_at", "DESC
               "-health": ("health", "DESC"), "thread": ("thread_pos", "ASC")}
 
 
+class _Decoded:
+    """A JSON column of a stored memory, decoded on first read and then kept on the instance
+    (a non-data descriptor: the instance's own value, once set, is found first)."""
+
+    def __init__(self, decode: Callable[[Any], Any]) -> None:
+        self.decode = decode
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = self.decode(obj.__dict__["_raw"][self.name])     # kept: a copy shares the dict
+        obj.__dict__[self.name] = value
+        return value
+
+
+def _loads_or(empty: Callable[[], Any]) -> Callable[[str | None], Any]:
+    return lambda text: loads(text) if text else empty()
+
+
+class StoredMemory(Memory):
+    """A memory as the embedded store reads it: its JSON columns are decoded when first read.
+    A search reads a few hundred candidates and returns ten; most are never asked for their
+    metadata, topics, entities or health reasons. Equal to a ``Memory`` with the same fields."""
+
+    tags = _Decoded(loads)
+    metadata = _Decoded(loads)
+    health_reasons = _Decoded(Memory.parse_health_reasons)
+    term_counts = _Decoded(loads)
+    evidence = _Decoded(_loads_or(lambda: None))
+    topics = _Decoded(_loads_or(list))
+    times = _Decoded(_loads_or(list))
+    entities = _Decoded(_loads_or(list))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Memory):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(Memory))
+
+    __hash__ = None     # type: ignore[assignment]     # mutable, as Memory
+
+
 class ReadsMixin(SQLiteBase):
     # -- reads -------------------------------------------------------------------------
     @staticmethod
@@ -26,16 +74,16 @@ class ReadsMixin(SQLiteBase):
         (namespace, id_, content, chash, tags, category, source, reason, metadata, created, updated,
          valid_until, expires_at, emb, health, reasons, weight, terms, _len, near_dup, evidence, topics,
          thread, seq, _pos, valid_from, superseded_by, _start, times, entities) = row
-        return Memory(
-            id=id_, namespace=namespace, content=content, content_hash=chash, tags=loads(tags),
-            category=category, source=source, reason=reason, metadata=loads(metadata),
-            created_at=created, updated_at=updated, valid_until=valid_until, expires_at=expires_at,
+        mem = object.__new__(StoredMemory)
+        mem.__dict__.update(
+            id=id_, namespace=namespace, content=content, content_hash=chash, category=category, source=source,
+            reason=reason, created_at=created, updated_at=updated, valid_until=valid_until, expires_at=expires_at,
             embedding=None if emb is None else np.frombuffer(emb, dtype=np.float32).copy(),
-            health=health, health_reasons=Memory.parse_health_reasons(reasons), source_weight=weight,
-            term_counts=loads(terms), near_duplicate_of=near_dup,
-            evidence=loads(evidence) if evidence else None, topics=loads(topics) if topics else [],
-            thread=thread, seq=seq, valid_from=valid_from, superseded_by=superseded_by,
-            times=loads(times) if times else [], entities=loads(entities) if entities else [])
+            health=health, source_weight=weight, near_duplicate_of=near_dup, thread=thread, seq=seq,
+            valid_from=valid_from, superseded_by=superseded_by,
+            _raw={"tags": tags, "metadata": metadata, "health_reasons": reasons, "term_counts": terms,
+                  "evidence": evidence, "topics": topics, "times": times, "entities": entities})
+        return mem
 
     def get_memories(self, namespace: str, ids: list[str]) -> dict[str, Memory]:
         """By id, each chunk of 500 in id order (the order SQLite returns an ``IN`` list in), rows

@@ -9,8 +9,9 @@ from typing import cast
 import numpy as np
 
 from graphmem.model import MemoryFilter, TermStats
-from graphmem.stores.base import MemoryStore, RecallHits, recall_in_turn
+from graphmem.stores.base import MemoryStore, RecallHits, TermHolders, recall_in_turn
 from graphmem.stores.sqlite.connection import SQLiteBase
+from graphmem.stores.sqlite.holders import newest_holders
 from graphmem.stores.sqlite.validity import validity_sql
 from graphmem.stores.sqlite.validity_mask import VALIDITY_COLUMNS, ValidityFilter
 from graphmem.stores.sqlite.vectors import NamespaceVectors
@@ -174,9 +175,9 @@ class SearchMixin(SQLiteBase):
                 f"AND +m.namespace = ? AND m.id != ?{where}", [*chunk, namespace, exclude_id or "", *params]))
         return [found[r] for r in rowids if r in found][:limit], exhausted
 
-    def term_holders(self, namespace: str, terms: list[str], limit: int) -> dict[str, list[tuple[str, str]]]:
+    def term_holders(self, namespace: str, terms: list[str], limit: int) -> TermHolders:
         assert self.lexical is not None, "ensure_schema() first"
-        return self.lexical.newest_holders(self.db, namespace, terms, limit)
+        return newest_holders(self.lexical, self.db, namespace, terms, limit)
 
     def term_stats(self, namespace: str, terms: list[str]) -> TermStats:
         row = self.db.execute("SELECT n_docs, total_length FROM namespace_stats WHERE namespace = ?",
