@@ -67,7 +67,7 @@ def _newest_first(memories: list[Memory], limit: int) -> list[Memory]:
 class LexicalRanker:
     """Each term's holders as index arrays over one universe: the stored holders (``TermHolders``'
     keys, oldest first), then the batch in batch order, so a memory's lexical candidates are a few
-    array cuts, a bincount and a partial sort; ids are read only for the winners."""
+    array cuts, a bincount and a partial sort, and only the winners are turned back into ids."""
 
     def __init__(self, holders: TermHolders, batch: list[Memory], exclude: set[str], per_term: int):
         stored_keys = holders.keys

@@ -27,7 +27,7 @@ from graphmem.model import Edge, ListOrder, Memory, MemoryFilter, ServerInfo, St
 class TermHolders:
     """``term_holders``' answer: each term's newest holders as positions into one list of
     (created_at, id) keys in ascending order, so a position is a holder's recency and linking
-    ranks candidates over integer arrays (ids are looked up only for the winners)."""
+    ranks candidates over integer arrays."""
 
     def __init__(self, keys: list[tuple[str, str]], positions: dict[str, np.ndarray]):
         self.keys = keys                # (created_at, id), oldest first, each once
