@@ -20,7 +20,9 @@ continues after the last chunk written (a chunk written twice dedupes by id). Ch
   GRAPHMEM_MODEL says otherwise), unique queries: LoCoMo questions with their speakers renamed to a
   loaded conversation's; each query runs on the approximate index and on the exact scan (the same
   store and pipeline, the namespace's index settings cleared for that run), order alternating;
-  recall@10 = overlap of the two top 10s. The embedding part is timed apart (``embed_query``),
+  recall@10 = overlap of the two top 10s. The row cache is emptied before each of the two runs, so
+  the second does not find the rows the first read (a user's query is new to the cache; rows of
+  earlier queries go too, so this errs slow). The embedding part is timed apart (``embed_query``),
   stage times come from the trace. Before each query, the bare floor (``bench.floor.Floor``: live
   query embedding, the vector index's top 100, tantivy's top 100) runs it under the same load.
 - per stage (trace), p50 and p95; RSS (now, peak), disk (SQLite files, index), load seconds so
@@ -225,6 +227,7 @@ def measure(engine: Graphmem, store: SQLiteStore, timed: TimedEmbedder, base: Ba
         floor_ms += time_calls(floor.search, [q])       # the bare floor, under the same load, query by query
         for mode in (("ann", "exact") if k % 2 == 0 else ("exact", "ann")):
             vectors.ann_settings = ann_settings if mode == "ann" else None
+            store.rows.clear()          # neither run of a query finds the rows its other run read
             ms, embed, ids, stages = search(engine, timed, q)
             for key, value in (("ms", ms), ("embed", embed), ("ids", ids), ("stages", stages)):
                 runs[mode][key].append(value)
