@@ -32,7 +32,7 @@ from graphmem.model import Memory
 class Candidate:
     memory: Memory
     score: float = 0.0
-    direct: DirectWhy | None = None             # vector/lexical ranks and scores, fused score
+    recall: dict[str, Any] | None = None        # recall's ranks and scores (``recall.fuse``): read as ``direct``
     related: list[RelatedPath] = field(default_factory=list)   # seeds and edges that brought it
     router: RouterWhy | None = None
     health: HealthWhy | None = None
@@ -43,10 +43,22 @@ class Candidate:
     multihop: MultiHopWhy | None = None         # the entities it shares with the seeds or the query
 
     @property
+    def direct(self) -> DirectWhy | None:
+        """Recall's part, made when first read: a search explains ten results, not the few
+        hundred candidates recall scored (validating each one's part cost more than scoring it)."""
+        if self.recall is None:
+            return None
+        made: DirectWhy | None = self.__dict__.get("_direct")
+        if made is None:
+            made = self.__dict__["_direct"] = DirectWhy.model_validate(
+                {**self.recall, "fused": round(self.recall["fused"], 6)})
+        return made
+
+    @property
     def kind(self) -> str:
-        if self.direct and self.related:
+        if self.recall is not None and self.related:
             return "direct+related"
-        return "direct" if self.direct else "related"
+        return "direct" if self.recall is not None else "related"
 
     def explain(self) -> Why:
         """The result's ``why``: each stage's part, and the memory's own health, source,

@@ -22,17 +22,19 @@ def dedupe_near_duplicates(ordered: list[Candidate]) -> tuple[list[Candidate], i
     applied, so the better-sourced copy wins a close call); the kept one lists the other."""
     kept: list[Candidate] = []
     by_id: dict[str, Candidate] = {}
+    by_twin: dict[str, Candidate] = {}          # near_duplicate_of -> the first kept one naming it
     dropped = 0
     for cand in ordered:
         mem = cand.memory
-        twin = by_id.get(mem.near_duplicate_of or "") or next(
-            (k for k in kept if k.memory.near_duplicate_of == mem.id), None)
+        twin = by_id.get(mem.near_duplicate_of or "") or by_twin.get(mem.id)
         if twin is not None:
             twin.merged_duplicates.append(mem.id)
             dropped += 1
             continue
         kept.append(cand)
         by_id[mem.id] = cand
+        if mem.near_duplicate_of:
+            by_twin.setdefault(mem.near_duplicate_of, cand)
     return kept, dropped
 
 

@@ -3,7 +3,7 @@ optionally re-queried from the top (stage ``feedback``, ``feedback.py``).
 
 A round runs the keys on its terms and query vector (a later key's store call starts beside the
 first's), fuses each key's vector and full-text scores, and mixes the keys (``recall.with_windows``).
-The candidates it hands on score their fused recall score, with the ``DirectWhy`` that explains it;
+The candidates it hands on score their fused recall score, with the parts that explain it (``Candidate.direct``);
 the router boost and recency follow as their own stages."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from graphmem.contract.responses import DirectWhy
 from graphmem.model import Memory, window_namespace
 from graphmem.retrieval import feedback, recall
 from graphmem.retrieval.candidate import Candidate
@@ -67,8 +66,7 @@ class RecallStage(Stage):
             fused, docs, extra = self._feedback(search, terms, first, row)
             counts = {**counts, "feedback": extra}
         for doc_id, parts in fused.items():
-            direct = DirectWhy.model_validate({**parts, "fused": round(parts["fused"], 6)})
-            search.cands[doc_id] = Candidate(docs[doc_id], score=parts["fused"], direct=direct)
+            search.cands[doc_id] = Candidate(docs[doc_id], score=parts["fused"], recall=parts)
         row.counts(first.found, len(search.cands), **counts)
 
     def skip(self, search: Search, row: StageRow) -> None:

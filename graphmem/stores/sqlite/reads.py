@@ -78,7 +78,7 @@ class ReadsMixin(SQLiteBase):
         mem.__dict__.update(
             id=id_, namespace=namespace, content=content, content_hash=chash, category=category, source=source,
             reason=reason, created_at=created, updated_at=updated, valid_until=valid_until, expires_at=expires_at,
-            embedding=None if emb is None else np.frombuffer(emb, dtype=np.float32).copy(),
+            embedding=None if emb is None else np.frombuffer(emb, dtype=np.float32),     # read-only
             health=health, source_weight=weight, near_duplicate_of=near_dup, thread=thread, seq=seq,
             valid_from=valid_from, superseded_by=superseded_by,
             _raw={"tags": tags, "metadata": metadata, "health_reasons": reasons, "term_counts": terms,

@@ -9,7 +9,7 @@ committed. A read that began before an emptying does not put its rows back (``ge
 Bounded: least recently used rows go first.
 
 Cached memories are shared by the readers that ask for them; nothing on the read path changes a
-memory it was handed (the embedding is made read-only, so an attempt fails loudly).
+memory it was handed (a read's embedding is a read-only view of its row, so an attempt fails loudly).
 """
 
 from __future__ import annotations
@@ -65,8 +65,6 @@ class RowCache:
                 return
             rows = self._rows
             for id_, mem in memories.items():
-                if mem.embedding is not None:
-                    mem.embedding.flags.writeable = False
                 rows[(namespace, id_)] = mem
             while len(rows) > self.capacity:
                 rows.popitem(last=False)
