@@ -99,6 +99,25 @@ def test_dedupe_keeps_the_better_scored_twin():
     assert kept[0].merged_duplicates == ["m1"] and top.copies_grouped == 0
 
 
+def test_dedupe_merges_a_twin_a_kept_candidate_names():
+    # m1 (kept first) names m4 as its twin; m2 names m4 too; m4 comes later: merged into m1
+    cands = [Candidate(mem(1, near="m4"), 0.9), Candidate(mem(2, near="m4"), 0.8), Candidate(mem(3), 0.7),
+             Candidate(mem(4), 0.6), Candidate(mem(5, near="m3"), 0.5)]
+    kept, dropped = rank.dedupe_near_duplicates(cands)
+    assert [k.memory.id for k in kept] == ["m1", "m2", "m3"] and dropped == 2
+    assert cands[0].merged_duplicates == ["m4"] and cands[2].merged_duplicates == ["m5"]
+    assert cands[1].merged_duplicates == []
+
+
+def test_recall_part_is_made_when_read():
+    parts = {"vector": {"rank": 1, "score": 0.91}, "fused": 0.123456789}
+    cand = Candidate(mem(1), 0.5, recall=parts)
+    assert cand.kind == "direct" and "_direct" not in cand.__dict__
+    assert cand.direct == DirectWhy.model_validate({**parts, "fused": 0.123457})
+    assert cand.direct is cand.direct and cand.explain().direct == cand.direct
+    assert Candidate(mem(2), 0.5).direct is None and Candidate(mem(2), 0.5).kind == "related"
+
+
 def test_router_names_tags_in_query():
     labels = router.label_candidates("How do I deploy the billing service?")
     assert "billing" in labels and "deploy" in labels and "billing service" in labels
