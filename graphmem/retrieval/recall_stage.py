@@ -3,8 +3,8 @@ optionally re-queried from the top (stage ``feedback``, ``feedback.py``).
 
 A round runs the keys on its terms and query vector (a later key's store call starts beside the
 first's), fuses each key's vector and full-text scores, and mixes the keys (``recall.with_windows``).
-The candidates it hands on score their fused recall score, with the parts that explain it (``Candidate.direct``);
-the router boost and recency follow as their own stages."""
+The candidates it hands on score their fused recall score, with the parts that explain it (read as
+``Candidate.direct``); the router boost and recency follow as their own stages."""
 
 from __future__ import annotations
 
