@@ -18,6 +18,7 @@ from graphmem.errors import ConfigError
 
 SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")     # [store.sqlite] synchronous
 ANN_DTYPES = ("f32", "f16", "i8")             # [store.sqlite] ann_dtype
+MATRIX_DTYPES = ("f32", "f16")               # [store.sqlite] ann_matrix_dtype
 SECTIONS = ("sqlite", "neo4j")
 
 
@@ -39,6 +40,7 @@ class SqliteSettings:
     ann_overfetch: int
     ann_exact_subset_max: int
     ann_dtype: str
+    ann_matrix_dtype: str
     warm_after: int
     scan_threads: int
     row_cache: int
@@ -171,6 +173,9 @@ def _sqlite(data: dict) -> SqliteSettings:
         raise ConfigError(f"[store.sqlite] ann_dtype must be one of {', '.join(ANN_DTYPES)}, "
                           f"not {cfg.ann_dtype!r}",
                           field="store.sqlite.ann_dtype")
+    if cfg.ann_matrix_dtype not in MATRIX_DTYPES:
+        raise ConfigError(f"[store.sqlite] ann_matrix_dtype must be one of {', '.join(MATRIX_DTYPES)}, "
+                          f"not {cfg.ann_matrix_dtype!r}", field="store.sqlite.ann_matrix_dtype")
     for key in ("ann_threshold", "ann_connectivity", "ann_expansion_add", "ann_expansion_search", "ann_overfetch"):
         if getattr(cfg, key) < 1:
             raise ConfigError(f"[store.sqlite] {key} must be at least 1", field=f"store.sqlite.{key}")

@@ -25,6 +25,7 @@ from tests.stores.conftest import forced_ann
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 1000
+HALF_ROUNDING = 1e-3      # a cosine from an f16 matrix row is this close to the float32 one
 ANY = MemoryFilter()
 
 
@@ -57,7 +58,9 @@ def recall_at(store: SQLiteStore, mems: list, flt: MemoryFilter = ANY, queries: 
         truth = exact_vector(mems, qvec, k, flt, "")
         hits += len(set(found) & set(truth))
         scores = {m.id: float(np.dot(m.embedding, qvec)) for m in mems}
-        assert all(scores[a] >= scores[b] for a, b in zip(found, found[1:], strict=False)), "exact order"
+        # exact order, up to the half-precision matrix's rounding (ann_matrix_dtype, f16 by default)
+        pairs = zip(found, found[1:], strict=False)
+        assert all(scores[a] >= scores[b] - HALF_ROUNDING for a, b in pairs), "exact order"
         assert all(flt.matches(m, "") for m in mems if m.id in found)
     return hits / (queries * k)
 
@@ -225,10 +228,10 @@ def test_concurrent_search_and_writes_keep_index_and_matrix_in_step(tmp_path):
     store.close()
 
 
-def loader(path: Path, warm_after: int, keep: int = 100_000) -> SQLiteStore:
+def loader(path: Path, warm_after: int, keep: int = 100_000, **over) -> SQLiteStore:
     """A store that writes batches, with a threshold the load passes on the way (300)."""
     store = SQLiteStore(path, store_settings(sqlite_synchronous="NORMAL", sqlite_warm_after=warm_after,
-                                             sqlite_vector_log_keep=keep), ann=forced_ann(threshold=300))
+                                             sqlite_vector_log_keep=keep), ann=forced_ann(threshold=300, **over))
     store.ensure_schema(MODEL, DIM)
     return store
 
@@ -281,3 +284,31 @@ def test_a_loader_killed_mid_load_leaves_an_index_the_log_can_bring_up_to_date(t
     events = reader.vectors.ann_events
     assert events["loaded"] == 1 and events["built"] == 0 and 0 < events["replayed"] <= 300
     reader.close()
+
+
+def test_past_the_threshold_the_matrix_is_half_precision_and_ranks_as_float32(tmp_path):
+    """ann_matrix_dtype f16: the namespace the index searches keeps a half-precision matrix, from
+    the moment the index attaches; below the threshold, or with f32, the matrix stays float32.
+    Its scan (what a filter the index cannot serve falls back to) ranks as a float32 scan does."""
+    mems = memories(600)
+    half = loader(tmp_path / "half", warm_after=100)
+    kept = loader(tmp_path / "f32", warm_after=100, matrix_dtype="f32")
+    for store in (half, kept):
+        load_in_batches(store, mems[:200])
+    assert half.vectors.namespaces["ns"].matrix.dtype == np.float32      # below the threshold (300)
+    for store in (half, kept):
+        load_in_batches(store, mems[200:])
+    matrix = half.vectors.namespaces["ns"]
+    assert matrix.ann is not None and matrix.matrix.dtype == np.float16
+    assert kept.vectors.namespaces["ns"].matrix.dtype == np.float32
+    for q in range(20):
+        qvec = near(clustered(q * 11), 70_000 + q, 0.5)
+        scanned, ids = matrix.snapshot_scores(qvec)
+        exact = {m.id: float(np.dot(m.embedding, qvec)) for m in mems}
+        assert scanned.dtype == np.float32
+        assert max(abs(float(s) - exact[i]) for s, i in zip(scanned, ids, strict=True)) < HALF_ROUNDING
+        third = mems[::3]
+        found = matrix.search(qvec, 10, allowed={m.id for m in third})      # over-fetched, re-scored from f16 rows
+        assert len(set(found) & set(exact_vector(third, qvec, 10, ANY, ""))) >= 9
+    for store in (half, kept):
+        store.close()

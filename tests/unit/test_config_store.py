@@ -83,6 +83,7 @@ def test_a_key_given_both_ways_is_refused(tmp_path):
     ('[store.sqlite]\nrow_cache = "many"\n', "store.sqlite.row_cache"),
     ('[store.sqlite]\nsynchronous = "OFF"\n', "store.sqlite.synchronous"),
     ('[store.sqlite]\nann_dtype = "f64"\n', "store.sqlite.ann_dtype"),
+    ('[store.sqlite]\nann_matrix_dtype = "i8"\n', "store.sqlite.ann_matrix_dtype"),
     ('[store.sqlite]\nann_overfetch = 0\n', "store.sqlite.ann_overfetch"),
     ('[store.neo4j]\nread_timeout = true\n', "store.neo4j.read_timeout"),
     ('[store.neo4j]\nno_such_key = 1\n', "store.neo4j.no_such_key"),

@@ -33,6 +33,7 @@ from graphmem.config import StoreSettings
 from graphmem.errors import StoreConfigError
 
 FORMAT = 1
+BUILD_BLOCK = 65536       # vectors per usearch add call in a bulk build
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,12 @@ class AnnSettings:
     overfetch: int
     exact_subset_max: int
     dtype: str
+    matrix_dtype: str = "f32"
 
     def __post_init__(self) -> None:
+        if self.matrix_dtype not in ("f32", "f16"):
+            raise StoreConfigError(f"store.sqlite.ann_matrix_dtype must be f32 or f16, not {self.matrix_dtype!r}",
+                                   field="store.sqlite.ann_matrix_dtype")
         if self.dtype not in ("f32", "f16", "i8"):
             raise StoreConfigError(f"store.sqlite.ann_dtype must be f32, f16 or i8, not {self.dtype!r}",
                                    field="store.sqlite.ann_dtype")
@@ -94,11 +99,14 @@ class AnnIndex:
         return len(self.keys)
 
     def add_many(self, ids: list[str], vectors: np.ndarray) -> None:
-        """Bulk build (ids must be new): one multi-threaded usearch call."""
+        """Bulk build (ids must be new): multi-threaded usearch calls, each over a block converted
+        to float32 (a half-precision matrix is never copied whole)."""
         if not ids:
             return
         keys = np.arange(self.next_key, self.next_key + len(ids), dtype=np.uint64)
-        self.index.add(keys, np.ascontiguousarray(vectors, dtype=np.float32))
+        for start in range(0, len(ids), BUILD_BLOCK):
+            self.index.add(keys[start:start + BUILD_BLOCK],
+                           np.ascontiguousarray(vectors[start:start + BUILD_BLOCK], dtype=np.float32))
         for key, memory_id in zip(keys.tolist(), ids, strict=True):
             self.keys[memory_id] = key
             self.ids[key] = memory_id

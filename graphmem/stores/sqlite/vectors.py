@@ -1,7 +1,8 @@
 """In-process exact vector search for the embedded store.
 
-One contiguous float32 matrix per namespace, grown by doubling and updated in place on
-insert/delete (swap-remove), so a write costs O(dim) and a query one matrix-vector product.
+One contiguous matrix per namespace, grown by doubling and updated in place on insert/delete
+(swap-remove), so a write costs O(dim) and a query one matrix-vector product. float32, except in
+a namespace the approximate index searches, where ``ann_matrix_dtype`` may halve it.
 
 Thread safety: writers swap rows in place, so a search takes the namespace's lock while it
 multiplies and copies the id order (both O(n), no Python loop); ranking runs outside the lock
@@ -25,6 +26,7 @@ from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings, index_base
 from graphmem.stores.sqlite.validity_mask import RowValidity, ValidityColumns, ValidityFilter
 
 Loader = Callable[[str], Iterable[tuple]]     # (id, embedding, *RowValidity)
+SCAN_BLOCK = 65536      # rows a half-precision scan converts to float32 at a time
 
 
 def limit_blas_threads(threads: int) -> None:
@@ -61,10 +63,7 @@ class NamespaceVectors:
         if row is None:
             row = len(self.ids)
             if row >= self.matrix.shape[0]:
-                grown = np.zeros((self.matrix.shape[0] * 2, self.dim), dtype=np.float32)
-                grown[:row] = self.matrix[:row]
-                self.matrix = grown
-                self.validity.reserve(grown.shape[0])
+                self._grow(self.matrix.shape[0] * 2, row + 1)
             self.ids.append(memory_id)
             self.rows[memory_id] = row
         self.matrix[row] = vector
@@ -76,14 +75,40 @@ class NamespaceVectors:
             start = len(self.ids)
             need = start + len(ids)
             if need > self.matrix.shape[0]:
-                grown = np.zeros((max(need, self.matrix.shape[0] * 2), self.dim), dtype=np.float32)
-                grown[:start] = self.matrix[:start]
-                self.matrix = grown
-                self.validity.reserve(grown.shape[0])
+                self._grow(max(need, self.matrix.shape[0] * 2), need)
             self.matrix[start:need] = block
             self.validity.set_many(start, validity, len(ids))
             self.ids.extend(ids)
             self.rows.update(zip(ids, range(start, need), strict=True))
+
+    def _half(self, rows: int) -> bool:
+        """Whether a matrix of ``rows`` memories is kept in half precision (``ann_matrix_dtype``:
+        a namespace the index searches; below ``ann_threshold`` the scan reads float32)."""
+        cfg = self.ann_settings
+        return cfg is not None and cfg.matrix_dtype == "f16" and rows >= cfg.threshold
+
+    def _grow(self, capacity: int, rows: int) -> None:
+        """A larger matrix for ``rows`` memories, in the precision their number calls for."""
+        dtype = np.float16 if self._half(rows) or self.matrix.dtype == np.float16 else np.float32
+        grown = np.zeros((capacity, self.dim), dtype=dtype)
+        grown[:len(self.ids)] = self.matrix[:len(self.ids)]
+        self.matrix = grown
+        self.validity.reserve(capacity)
+
+    def settle_precision(self) -> None:
+        """Half precision at once when the namespace is past the threshold (its index attached);
+        the caller holds ``lock``."""
+        if self.matrix.dtype != np.float16 and self._half(len(self.ids)):
+            self.matrix = self.matrix.astype(np.float16)
+
+    def _products(self, rows: np.ndarray | slice, query: np.ndarray) -> np.ndarray:
+        """``matrix[rows] @ query`` in float32; a half-precision matrix is converted a block at a
+        time, so a scan never holds a float32 copy of it."""
+        if self.matrix.dtype == np.float32:
+            return self.matrix[rows] @ query
+        part = self.matrix[rows]
+        return np.concatenate([part[i:i + SCAN_BLOCK].astype(np.float32) @ query
+                               for i in range(0, len(part), SCAN_BLOCK)] or [np.zeros(0, np.float32)])
 
     def remove(self, memory_id: str) -> None:
         with self.lock:
@@ -106,7 +131,7 @@ class NamespaceVectors:
         query = vector.astype(np.float32)
         with self.lock:
             n = len(self.ids)
-            return self.matrix[:n] @ query, self.ids[:]
+            return self._products(slice(0, n), query), self.ids[:]
 
     def _subset_scores(self, vector: np.ndarray, candidates) -> tuple[np.ndarray, list[str]]:
         """Exact scores of the candidate ids still present (one gather + one product, under the lock)."""
@@ -114,7 +139,8 @@ class NamespaceVectors:
             rows = self.rows
             picked = [rows[c] for c in candidates if c in rows]
             ids = self.ids
-            return self.matrix[picked] @ vector.astype(np.float32), [ids[r] for r in picked]
+            scores = self._products(np.array(picked, dtype=np.int64), vector.astype(np.float32))
+            return scores, [ids[r] for r in picked]
 
     def search(self, vector: np.ndarray, limit: int, allowed: set[str] | None = None,
                excluded: set[str] | None = None, keep: ValidityFilter | None = None) -> list[str]:
@@ -155,7 +181,7 @@ class NamespaceVectors:
         query = vector.astype(np.float32)
         with self.lock:
             n = len(self.ids)
-            scores = self.matrix[:n] @ query
+            scores = self._products(slice(0, n), query)
             rows = self.rows
             mask = np.ones(n, dtype=bool) if keep is None else self.validity.mask(keep, n)
             if allowed is not None:
@@ -292,6 +318,7 @@ class VectorCache:
                 ann.add_many(vectors.ids[:], vectors.matrix[:len(vectors)])
                 self.ann_events["built"] += 1
             vectors.ann = ann
+            vectors.settle_precision()
             if ann.dirty:           # under the lock: a writer must not change the maps mid-save
                 ann.save(base, self.applied)
 
