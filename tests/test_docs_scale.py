@@ -37,7 +37,7 @@ def test_sizes_no_file_holds_are_named_missing(tmp_path):
     pts = docs_scale.points(tmp_path)
     gaps = docs_scale.missing(pts)
     assert "neo4j 10,000" in gaps and "neo4j 100,000" in gaps
-    assert "Not measured yet: " + ", ".join(gaps) in docs_scale.block(pts, tmp_path)
+    assert "Not measured yet: " + "; ".join(gaps) in docs_scale.block(pts, tmp_path)
     measured = {f"{p.store} {p.size:,}" for p in pts}
     assert not measured & set(gaps)
 
