@@ -30,6 +30,7 @@ import onnxruntime  # type: ignore[import-untyped]  # noqa: F401  # before usear
 from usearch.index import Index
 
 from graphmem.config import StoreSettings
+from graphmem.config.store import ANN_DTYPES, MATRIX_DTYPES
 from graphmem.errors import StoreConfigError
 
 FORMAT = 1
@@ -47,15 +48,13 @@ class AnnSettings:
     overfetch: int
     exact_subset_max: int
     dtype: str
-    matrix_dtype: str = "f32"
+    matrix_dtype: str
 
     def __post_init__(self) -> None:
-        if self.matrix_dtype not in ("f32", "f16"):
-            raise StoreConfigError(f"store.sqlite.ann_matrix_dtype must be f32 or f16, not {self.matrix_dtype!r}",
-                                   field="store.sqlite.ann_matrix_dtype")
-        if self.dtype not in ("f32", "f16", "i8"):
-            raise StoreConfigError(f"store.sqlite.ann_dtype must be f32, f16 or i8, not {self.dtype!r}",
-                                   field="store.sqlite.ann_dtype")
+        for name, allowed in (("dtype", ANN_DTYPES), ("matrix_dtype", MATRIX_DTYPES)):
+            if getattr(self, name) not in allowed:
+                raise StoreConfigError(f"store.sqlite.ann_{name} must be one of {', '.join(allowed)}, "
+                                       f"not {getattr(self, name)!r}", field=f"store.sqlite.ann_{name}")
         for name in ("threshold", "connectivity", "expansion_add", "expansion_search", "overfetch"):
             if getattr(self, name) < 1:
                 raise StoreConfigError(f"store.sqlite.ann_{name} must be at least 1",
