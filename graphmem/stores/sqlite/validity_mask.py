@@ -66,13 +66,19 @@ class ValidityFilter:
 
 
 class ValidityColumns:
-    """The arrays, grown and swap-removed in step with the matrix rows (the caller's lock held)."""
+    """The arrays, grown and swap-removed in step with the matrix rows (the caller's lock held).
+
+    A slot past the last row holds the defaults (valid always, never expiring, current), and two
+    counts say how many rows expire and how many are superseded: a filter that can drop nothing
+    (``drops_nothing``) is then answered without a pass over every row."""
 
     def __init__(self, capacity: int = 64):
         self.start = np.full(capacity, ALWAYS, dtype=np.int64)
         self.until = np.full(capacity, NEVER, dtype=np.int64)
         self.expires = np.full(capacity, NEVER, dtype=np.int64)
         self.superseded = np.zeros(capacity, dtype=bool)
+        self.expiring = 0               # rows with an expires_at
+        self.superseded_rows = 0        # rows with a superseded_by
 
     def reserve(self, capacity: int) -> None:
         if capacity <= len(self.start):
@@ -83,16 +89,29 @@ class ValidityColumns:
             grown[:len(old)] = old
             setattr(self, name, grown)
 
+    def _count(self, rows: int | slice, sign: int) -> None:
+        self.expiring += sign * int(np.count_nonzero(self.expires[rows] != NEVER))
+        self.superseded_rows += sign * int(np.count_nonzero(self.superseded[rows]))
+
     def set(self, row: int, validity: RowValidity | None) -> None:
         start, until, expires, superseded_by = validity or (None, None, None, None)
+        self._count(row, -1)
         self.start[row] = micros(start, ALWAYS)
         self.until[row] = micros(until, NEVER)
         self.expires[row] = micros(expires, NEVER)
         self.superseded[row] = superseded_by is not None
+        self._count(row, 1)
 
     def set_many(self, first: int, validity: list[RowValidity] | None, count: int) -> None:
         """Rows ``first..first+count`` (a bulk load): one vectorised parse per column."""
         rows = slice(first, first + count)
+        self._count(rows, -1)
+        try:
+            self._set_many(rows, validity)
+        finally:
+            self._count(rows, 1)
+
+    def _set_many(self, rows: slice, validity: list[RowValidity] | None) -> None:
         if validity is None:
             self.start[rows], self.until[rows], self.expires[rows] = ALWAYS, NEVER, NEVER
             self.superseded[rows] = False
@@ -104,8 +123,24 @@ class ValidityColumns:
         self.superseded[rows] = [s is not None for s in superseded]
 
     def move(self, source: int, target: int) -> None:
+        """The row at ``source`` now lives at ``target`` (whose row is gone); ``source`` is vacated."""
+        self._count(target, -1)
         for arr in (self.start, self.until, self.expires, self.superseded):
             arr[target] = arr[source]
+        self._reset(source)
+
+    def vacate(self, row: int) -> None:
+        """The row is gone (the last one, removed): its slot back to the defaults."""
+        self._count(row, -1)
+        self._reset(row)
+
+    def _reset(self, row: int) -> None:
+        self.start[row], self.until[row], self.expires[row], self.superseded[row] = ALWAYS, NEVER, NEVER, False
+
+    def drops_nothing(self, flt: ValidityFilter) -> bool:
+        """Whether ``flt`` keeps every row, known from the counts alone (``as_of`` always needs the pass)."""
+        return (flt.as_of is None and (flt.now is None or not self.expiring)
+                and (not flt.current_only or not self.superseded_rows))
 
     def mask(self, flt: ValidityFilter, n: int) -> np.ndarray:
         """True for the first ``n`` rows the filter keeps (``MemoryFilter.matches`` for these fields)."""

@@ -124,6 +124,8 @@ class NamespaceVectors:
                 self.validity.move(last, row)
                 self.ids[row] = moved
                 self.rows[moved] = row
+            else:
+                self.validity.vacate(row)
             self.ids.pop()
 
     def snapshot_scores(self, vector: np.ndarray) -> tuple[np.ndarray, list[str]]:
@@ -150,7 +152,7 @@ class NamespaceVectors:
         are all that may come back; ``keep`` (validity in time) is a mask over the rows."""
         if limit <= 0:
             return []
-        if keep is not None and keep.is_empty():
+        if keep is not None and (keep.is_empty() or self.validity.drops_nothing(keep)):
             keep = None
         if self.ann is not None and self.ann_settings is not None and len(self) >= self.ann_settings.threshold:
             if keep is not None:        # the index filters by id: the mask's ids, read under the lock
@@ -195,6 +197,8 @@ class NamespaceVectors:
     def mask_ids(self, keep: ValidityFilter, few: int) -> tuple[set[str] | None, set[str] | None]:
         """(kept, None), or (None, dropped) when ``keep`` drops at most ``few`` rows (none: both None)."""
         with self.lock:
+            if self.validity.drops_nothing(keep):
+                return None, None
             ids = self.ids
             mask = self.validity.mask(keep, len(ids))
             dropped = len(ids) - int(mask.sum())
@@ -206,7 +210,9 @@ class NamespaceVectors:
         """The share of rows ``keep`` keeps (1.0 when empty)."""
         with self.lock:
             n = len(self.ids)
-            return float(self.validity.mask(keep, n).mean()) if n else 1.0
+            if not n or self.validity.drops_nothing(keep):
+                return 1.0
+            return float(self.validity.mask(keep, n).mean())
 
     def keeps(self, memory_ids: list[str], keep: ValidityFilter) -> dict[str, bool]:
         """Whether ``keep`` keeps each of these ids; ids without a row (no vector) are left out."""

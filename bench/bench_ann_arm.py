@@ -1,0 +1,105 @@
+"""The vector arm alone on a store ``bench_scale_1m`` loaded: the approximate index against the exact
+scan, for several query settings, in one run.
+
+Why: the whole search's top-10 overlap mixes the vector arm's misses with what fusion and expansion
+make of them. This times and scores the arm itself, as recall calls it (``NamespaceVectors.search``,
+limit 100, no filter), with live-embedded unique LoCoMo questions:
+
+- ``recall@10``: the share of the exact top 10 ids the index's top 10 holds;
+- ``recall@100``: the same for the arm's whole pool of 100;
+- ``tie_recall@10``: the share of the index's top 10 whose exact score is at least the exact 10th
+  score less ``--tie`` (a near-copy that scores within it is as good an answer);
+- the exact rank and score gap of each missed id, and the arm's latency (the index's search and the
+  exact re-score of its candidates; query embedding excluded, measured once per query beforehand).
+
+Usage: python -m bench.bench_ann_arm --data-dir /tmp/big/flat --variants 128:4,512:8 [--queries 200]
+       --out bench/results/<name>.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from bench.bench_scale_1m import NS, Base, open_engine, queries_for, search
+from bench.meta import latency_summary, run_facts, save_report
+from graphmem.eval.dataset import locomo_dir
+
+POOL = 100          # what recall asks the arm for (recall_candidates)
+
+
+def exact_top(vectors, qvec: np.ndarray, k: int) -> tuple[list[str], np.ndarray]:
+    scores, ids = vectors.snapshot_scores(qvec)
+    top = np.argpartition(-scores, k - 1)[:k]
+    ranked = sorted(top, key=lambda r: (-float(scores[r]), ids[r]))
+    return [ids[r] for r in ranked], np.array([scores[r] for r in ranked])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", required=True, help="a data dir bench_scale_1m loaded")
+    parser.add_argument("--variants", default="128:4,512:8", help="EF:OVERFETCH,...")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--tie", type=float, default=1e-3, help="score tolerance of tie_recall@10")
+    parser.add_argument("--seed", type=int, default=4242)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    facts = run_facts()
+    path = Path(args.data_dir)
+    progress = json.loads((path / "progress.json").read_text())
+    store, timed, engine = open_engine(path, progress["ann_threshold"])
+    try:
+        search(engine, timed, "warm up the matrix and the index")
+        assert store.vectors is not None
+        vectors = store.vectors.namespaces[NS]
+        original = vectors.ann_settings
+        if vectors.ann is None or original is None:
+            raise SystemExit(f"{path}: no approximate index")
+        queries = queries_for(Base(locomo_dir()), progress["loaded"], args.queries, seed=args.seed)
+        qvecs = [timed.embed_query(q) for q in queries]
+        truth = [exact_top(vectors, v, POOL) for v in qvecs]
+        rows = []
+        for variant in args.variants.split(","):
+            ef, overfetch = (int(x) for x in variant.split(":"))
+            vectors.ann_settings = replace(original, expansion_search=ef, overfetch=overfetch)
+            vectors.ann.index.expansion_search = ef
+            ms, r10, r100, tie10, misses = [], [], [], [], []
+            for qvec, (exact_ids, exact_scores) in zip(qvecs, truth, strict=True):
+                t0 = time.perf_counter()
+                found = vectors.search(qvec, POOL)
+                ms.append((time.perf_counter() - t0) * 1000)
+                top10, exact10 = found[:10], exact_ids[:10]
+                r10.append(len(set(top10) & set(exact10)) / 10)
+                r100.append(len(set(found) & set(exact_ids)) / POOL)
+                scores = dict(zip(*vectors._subset_scores(qvec, top10)[::-1], strict=True))
+                tie10.append(sum(scores[i] >= exact_scores[9] - args.tie for i in top10) / 10)
+                misses += [{"exact_rank": k + 1, "gap_to_10th": round(float(exact_scores[k] - exact_scores[9]), 5)}
+                           for k, i in enumerate(exact10) if i not in top10]
+            gaps = [m["gap_to_10th"] for m in misses]
+            rows.append({"expansion_search": ef, "overfetch": overfetch,
+                         "recall@10": round(statistics.mean(r10), 4), "recall@100": round(statistics.mean(r100), 4),
+                         "tie_recall@10": round(statistics.mean(tie10), 4),
+                         "misses_of_top10": len(misses),
+                         "miss_gap_to_10th_p50": round(statistics.median(gaps), 5) if gaps else None,
+                         "miss_exact_rank_counts": {str(k): sum(m["exact_rank"] == k for m in misses)
+                                                    for k in range(1, 11)},
+                         "arm_latency": latency_summary(ms)})
+            print(json.dumps(rows[-1]), flush=True)
+        vectors.ann_settings = original
+        save_report(args.out, {"facts": facts, "namespace": NS, "memories": len(vectors),
+                               "connectivity": original.connectivity, "index_dtype": original.dtype,
+                               "matrix_dtype": str(vectors.matrix.dtype), "pool": POOL, "tie": args.tie,
+                               "queries": len(queries), "query_embedding": "excluded (embedded beforehand)",
+                               "variants": rows})
+    finally:
+        engine.close()
+
+
+if __name__ == "__main__":
+    main()
