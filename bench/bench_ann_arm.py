@@ -83,7 +83,8 @@ def main() -> None:
                            for k, i in enumerate(exact10) if i not in top10]
             gaps = [m["gap_to_10th"] for m in misses]
             rows.append({"expansion_search": ef, "overfetch": overfetch,
-                         "recall@10": round(statistics.mean(r10), 4), "recall@100": round(statistics.mean(r100), 4),
+                         "recall@10": round(statistics.mean(r10), 4),
+                         "recall@100": round(statistics.mean(r100), 4),
                          "tie_recall@10": round(statistics.mean(tie10), 4),
                          "misses_of_top10": len(misses),
                          "miss_gap_to_10th_p50": round(statistics.median(gaps), 5) if gaps else None,
