@@ -19,6 +19,7 @@ import numpy as np
 
 from graphmem.model import MemoryFilter
 from graphmem.stores.sqlite import SQLiteStore
+from graphmem.stores.sqlite.vectors import HEADROOM
 from tests.helpers.memories import DIM, MODEL, exact_vector, mem, near, unit
 from tests.neo4j_server import store_settings
 from tests.stores.conftest import forced_ann
@@ -312,3 +313,20 @@ def test_past_the_threshold_the_matrix_is_half_precision_and_ranks_as_float32(tm
         assert len(set(found) & set(exact_vector(third, qvec, 10, ANY, ""))) >= 9
     for store in (half, kept):
         store.close()
+
+
+def test_a_namespace_past_the_threshold_is_read_into_one_half_precision_matrix(tmp_path):
+    """Opened over 600 memories (threshold 300), the store sizes the matrix from the namespace's
+    count before reading it, in half precision at once, with headroom: reading never grows it,
+    and neither do the next writes."""
+    store = loader(tmp_path, warm_after=0)
+    load_in_batches(store, memories(600))
+    store.close()
+    reader = open_store(tmp_path, threshold=300)
+    reader.vector_candidates("ns", unit(3), 10, ANY, "")
+    matrix = reader.vectors.namespaces["ns"]
+    assert matrix.matrix.dtype == np.float16 and matrix.matrix.shape[0] == 600 + 600 // HEADROOM
+    fill(reader, memories(640)[600:])
+    assert matrix.matrix.shape[0] == 600 + 600 // HEADROOM and len(matrix) == 640
+    assert matrix.ann is not None and matrix.ann.keys.keys() == matrix.rows.keys()
+    reader.close()

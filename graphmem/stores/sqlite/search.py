@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import cast
 
 import numpy as np
@@ -88,9 +88,11 @@ class SearchMixin(SQLiteBase):
         return self.tag_counts(namespace, tags), self.category_counts(namespace, categories)
 
     # -- recall --------------------------------------------------------------------------
-    def _load_vectors(self, namespace: str):
-        return self.db.execute(f"SELECT id, embedding, {VALIDITY_COLUMNS} FROM memories "
-                               "WHERE namespace = ? AND embedding IS NOT NULL", (namespace,))
+    def _load_vectors(self, namespace: str) -> tuple[int, Iterable[tuple]]:
+        """The namespace's row count (an index count: at least its vectors) and its vector rows."""
+        bound = self.db.execute("SELECT count(*) FROM memories WHERE namespace = ?", (namespace,)).fetchone()[0]
+        return bound, self.db.execute(f"SELECT id, embedding, {VALIDITY_COLUMNS} FROM memories "
+                                      "WHERE namespace = ? AND embedding IS NOT NULL", (namespace,))
 
     def _matrix(self, namespace: str) -> NamespaceVectors:
         assert self.vectors is not None, "ensure_schema() first"

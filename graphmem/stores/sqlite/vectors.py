@@ -25,8 +25,10 @@ from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings, index_base
 from graphmem.stores.sqlite.validity_mask import RowValidity, ValidityColumns, ValidityFilter
 
-Loader = Callable[[str], Iterable[tuple]]     # (id, embedding, *RowValidity)
+# (at most how many rows, the rows: (id, embedding, *RowValidity))
+Loader = Callable[[str], tuple[int, Iterable[tuple]]]
 SCAN_BLOCK = 65536      # rows a half-precision scan converts to float32 at a time
+HEADROOM = 8            # a loaded matrix reserves 1/HEADROOM more rows, so the next writes do not grow it
 
 
 def limit_blas_threads(threads: int) -> None:
@@ -63,7 +65,7 @@ class NamespaceVectors:
         if row is None:
             row = len(self.ids)
             if row >= self.matrix.shape[0]:
-                self._grow(self.matrix.shape[0] * 2, row + 1)
+                self._grow(_larger(self.matrix.shape[0]), row + 1)
             self.ids.append(memory_id)
             self.rows[memory_id] = row
         self.matrix[row] = vector
@@ -75,11 +77,18 @@ class NamespaceVectors:
             start = len(self.ids)
             need = start + len(ids)
             if need > self.matrix.shape[0]:
-                self._grow(max(need, self.matrix.shape[0] * 2), need)
+                self._grow(max(need, _larger(self.matrix.shape[0])), need)
             self.matrix[start:need] = block
             self.validity.set_many(start, validity, len(ids))
             self.ids.extend(ids)
             self.rows.update(zip(ids, range(start, need), strict=True))
+
+    def reserve(self, rows: int) -> None:
+        """Room for ``rows`` memories and some headroom, in the precision their number calls for,
+        before a bulk load: the load then never holds an old and a grown matrix at once."""
+        with self.lock:
+            if rows > self.matrix.shape[0]:
+                self._grow(rows + rows // HEADROOM, rows)
 
     def _half(self, rows: int) -> bool:
         """Whether a matrix of ``rows`` memories is kept in half precision (``ann_matrix_dtype``:
@@ -247,6 +256,12 @@ class NamespaceVectors:
         return None
 
 
+def _larger(capacity: int) -> int:
+    """The next capacity: double while small, then a quarter more (a large matrix grown twice
+    over would briefly hold three times its size)."""
+    return capacity * 2 if capacity < SCAN_BLOCK else capacity + capacity // 4
+
+
 def _top(scores: np.ndarray, ids: list[str], limit: int) -> list[str]:
     n = len(ids)
     if n == 0:
@@ -283,7 +298,9 @@ class VectorCache:
             vectors = self.namespaces.get(namespace)
             if vectors is None:
                 vectors = NamespaceVectors(self.dim, self.ann)
-                rows = iter(loader(namespace))
+                bound, found = loader(namespace)
+                vectors.reserve(bound)
+                rows = iter(found)
                 while chunk := list(islice(rows, 10_000)):
                     vectors.extend([c[0] for c in chunk], np.frombuffer(b"".join(c[1] for c in chunk),
                                                                         dtype=np.float32).reshape(-1, self.dim),
