@@ -32,7 +32,7 @@ _BY_GROUP = {
     "quality": ["answer_ceiling", "bench_fixture_supersede", "bench_models", "bench_supersede_calibration",
                 "bench_supersede_candidates", "compare_cv", "derive_floors", "group_check", "probe_windows",
                 "topics_compare", "tune_eval"],
-    "speed": ["ann_compare", "bench_ann_scale", "bench_api", "bench_as_of", "bench_chat_import",
+    "speed": ["ann_compare", "bench_ann_arm", "bench_ann_scale", "bench_api", "bench_as_of", "bench_chat_import",
               "bench_concurrency", "bench_context", "bench_durability", "bench_embedder", "bench_engine",
               "bench_file_modes", "bench_gather", "bench_holders_cut", "bench_ingest", "bench_limits",
               "bench_link_candidates", "bench_load", "bench_mcp", "bench_multihop_latency",
