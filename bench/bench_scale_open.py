@@ -3,8 +3,9 @@
 Why: the checkpoints of ``bench_scale_1m`` run in the loading process, beside the exact scan they
 compare with. This is what a server or CLI started on the loaded data dir sees: the time and memory
 of opening it, of reading the namespace's vectors, of attaching the saved approximate index, of the
-first search (which does both), and then whole searches alone (unique LoCoMo questions embedded
-live, the row cache emptied before each), with RSS and its peak (``VmHWM``) after each step.
+first search (which does both), and then whole searches (unique LoCoMo questions embedded live,
+the row cache emptied before each), each beside the bare floor of the same query (``bench.floor``,
+the two in alternating order), with RSS and its peak (``VmHWM``) after each step.
 
 Usage: python -m bench.bench_scale_open --data-dir /tmp/big/flat [--queries 200] --out <file.json>
 """
@@ -13,13 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from pathlib import Path
 from typing import Any
 
 from bench.bench_scale_1m import NS, Base, open_engine, queries_for, search
-from bench.meta import latency_summary, run_facts, save_report
+from bench.floor import Floor
+from bench.meta import latency_summary, run_facts, save_report, time_calls
 from graphmem.eval.dataset import locomo_dir
 from graphmem.stores.sqlite.vectors import VectorCache
 
@@ -64,13 +67,18 @@ def main() -> None:
         steps.append({"step": "first search", "s": round(time.perf_counter() - t1, 2), **process_mb()})
         VectorCache.attach_ann = attach         # type: ignore[method-assign]
         queries = queries_for(Base(locomo_dir()), progress["loaded"], args.queries, seed=args.seed)
-        ms, embed, stages = [], [], []
-        for q in queries:
+        ms, embed, stages, floor_ms = [], [], [], []
+        floor = Floor(timed.inner, store, NS)
+        for k, q in enumerate(queries):
+            if k % 2:
+                floor_ms += time_calls(floor.search, [q])
             store.rows.clear()
             took, embedded, _ids, stage = search(engine, timed, q)
             ms.append(took)
             embed.append(embedded)
             stages.append(stage)
+            if not k % 2:
+                floor_ms += time_calls(floor.search, [q])
         steps.append({"step": f"{len(queries)} searches", "s": round(sum(ms) / 1000, 2), **process_mb()})
         assert store.vectors is not None
         vectors = store.vectors.namespaces[NS]
@@ -78,7 +86,12 @@ def main() -> None:
             "facts": facts, "namespace": NS, "memories": len(vectors), "approximate": vectors.ann is not None,
             "ann_events": dict(store.vectors.ann_events), "steps": steps, "queries": len(queries),
             "search": {**latency_summary(ms), "embed_query": latency_summary(embed),
-                       "stage_p50_ms": {s: round(statistics.median(x[s] for x in stages), 3) for s in stages[0]}}})
+                       "stage_p50_ms": {s: round(statistics.median(x[s] for x in stages), 3) for s in stages[0]}},
+            "floor": {**latency_summary(floor_ms), "arms": floor.arms},
+            "floor_ratio_p50": round(statistics.median(ms) / statistics.median(floor_ms), 3),
+            "floor_ratio_per_query_p50": round(statistics.median(
+                a / b for a, b in zip(ms, floor_ms, strict=True)), 3),
+            "loadavg_after": [round(x, 2) for x in os.getloadavg()]})
         print(json.dumps(steps), flush=True)
     finally:
         VectorCache.attach_ann = attach         # type: ignore[method-assign]
