@@ -5,7 +5,8 @@ Why: the whole search's top-10 overlap mixes the vector arm's misses with what f
 make of them. This times and scores the arm itself, as recall calls it (``NamespaceVectors.search``,
 limit 100, no filter), with live-embedded unique LoCoMo questions:
 
-- ``recall@10``: the share of the exact top 10 ids the index's top 10 holds;
+- ``recall@10``: the share of the exact top 10 ids the index's top 10 holds (with a 95% bootstrap
+  interval over the queries);
 - ``recall@100``: the same for the arm's whole pool of 100;
 - ``tie_recall@10``: the share of the index's top 10 whose exact score is at least the exact 10th
   score less ``--tie`` (a near-copy that scores within it is as good an answer);
@@ -46,6 +47,14 @@ def exact_top(vectors, qvec: np.ndarray, k: int) -> tuple[list[str], np.ndarray]
     return [ids[r] for r in ranked], np.array([scores[r] for r in ranked])
 
 
+def interval(values: list[float], resamples: int = 2000) -> list[float]:
+    """A 95% bootstrap interval of the mean over queries (fixed seed: the same values, the same interval)."""
+    rng = np.random.default_rng(0)
+    data = np.asarray(values)
+    means = data[rng.integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
+    return [round(float(np.percentile(means, 2.5)), 4), round(float(np.percentile(means, 97.5)), 4)]
+
+
 def arm(vectors, original, variant: str, qvecs: list, truth: list, tie: float) -> dict:
     """One EF:OVERFETCH setting of the attached index over every query."""
     ef, overfetch = (int(x) for x in variant.split(":"))
@@ -65,7 +74,8 @@ def arm(vectors, original, variant: str, qvecs: list, truth: list, tie: float) -
                    for k, i in enumerate(exact10) if i not in top10]
     gaps = [m["gap_to_10th"] for m in misses]
     return {"expansion_search": ef, "overfetch": overfetch,
-            "recall@10": round(statistics.mean(r10), 4), "recall@100": round(statistics.mean(r100), 4),
+            "recall@10": round(statistics.mean(r10), 4), "recall@10_ci95": interval(r10),
+            "recall@100": round(statistics.mean(r100), 4),
             "tie_recall@10": round(statistics.mean(tie10), 4), "misses_of_top10": len(misses),
             "miss_gap_to_10th_p50": round(statistics.median(gaps), 5) if gaps else None,
             "miss_exact_rank_counts": {str(k): sum(m["exact_rank"] == k for m in misses) for k in range(1, 11)},
