@@ -125,6 +125,7 @@ def main() -> None:
                                                                         args.tie)})
                 print(json.dumps(rows[-1]), flush=True)
         vectors.ann_settings = original
+        vectors.ann = indexes[0][1]         # the store's own: a built one is never saved over it at close
         save_report(args.out, {"facts": facts, "namespace": NS, "memories": len(vectors),
                                "connectivity": original.connectivity, "index_dtype": original.dtype,
                                "matrix_dtype": str(vectors.matrix.dtype), "pool": POOL, "tie": args.tie,
