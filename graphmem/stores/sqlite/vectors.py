@@ -84,8 +84,7 @@ class NamespaceVectors:
             self.rows.update(zip(ids, range(start, need), strict=True))
 
     def reserve(self, rows: int) -> None:
-        """Room for ``rows`` memories and some headroom, in the precision their number calls for,
-        before a bulk load: the load then never holds an old and a grown matrix at once."""
+        """Room for ``rows`` memories and headroom, in their final precision: reading never grows it."""
         with self.lock:
             if rows > self.matrix.shape[0]:
                 self._grow(rows + rows // HEADROOM, rows)
@@ -257,8 +256,7 @@ class NamespaceVectors:
 
 
 def _larger(capacity: int) -> int:
-    """The next capacity: double while small, then a quarter more (a large matrix grown twice
-    over would briefly hold three times its size)."""
+    """Doubled while small, then a quarter more (doubling briefly holds three times a large matrix)."""
     return capacity * 2 if capacity < SCAN_BLOCK else capacity + capacity // 4
 
 
