@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from bench.bench_scale import memory_mb
-from bench.bench_scale_1m import NS, Base, open_engine, queries_for, search
+from bench.bench_scale_1m import NS, Base, queries_for
+from bench.bench_scale_ann import open_indexed
 from bench.meta import latency_summary, run_facts, save_report
 from graphmem.eval.dataset import locomo_dir
 from graphmem.stores.sqlite.ann import AnnIndex
@@ -94,15 +95,10 @@ def main() -> None:
     args = parser.parse_args()
     facts = run_facts()
     path = Path(args.data_dir)
-    progress = json.loads((path / "progress.json").read_text())
-    store, timed, engine = open_engine(path, progress["ann_threshold"])
+    progress, _store, timed, engine, vectors = open_indexed(path)
     try:
-        search(engine, timed, "warm up the matrix and the index")
-        assert store.vectors is not None
-        vectors = store.vectors.namespaces[NS]
         original = vectors.ann_settings
-        if vectors.ann is None or original is None:
-            raise SystemExit(f"{path}: no approximate index")
+        assert original is not None
         queries = queries_for(Base(locomo_dir()), progress["loaded"], args.queries, seed=args.seed)
         qvecs = [timed.embed_query(q) for q in queries]
         truth = [exact_top(vectors, v, POOL) for v in qvecs]

@@ -17,9 +17,26 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from bench.bench_scale_1m import LOAD_PATH, NS, Base, measure, open_engine, search, size_label
+from bench.bench_scale_1m import LOAD_PATH, NS, Base, TimedEmbedder, measure, open_engine, search, size_label
 from bench.meta import run_facts, save_report
+from graphmem.engine import Graphmem
 from graphmem.eval.dataset import locomo_dir
+from graphmem.stores.sqlite import SQLiteStore
+from graphmem.stores.sqlite.vectors import NamespaceVectors
+
+
+def open_indexed(path: Path) -> tuple[dict, SQLiteStore, TimedEmbedder, Graphmem, NamespaceVectors]:
+    """A data dir ``bench_scale_1m`` loaded: its progress, store, timed model and engine, and the
+    namespace's vectors after a warm-up search (read, the approximate index attached)."""
+    progress = json.loads((path / "progress.json").read_text())
+    store, timed, engine = open_engine(path, progress["ann_threshold"])
+    search(engine, timed, "warm up the matrix and the index")
+    assert store.vectors is not None
+    vectors = store.vectors.namespaces[NS]
+    if vectors.ann is None or vectors.ann_settings is None:
+        engine.close()
+        raise SystemExit(f"{path}: no approximate index at {progress['loaded']} memories (threshold higher)")
+    return progress, store, timed, engine, vectors
 
 
 def main() -> None:
@@ -33,16 +50,11 @@ def main() -> None:
     prefix = args.out_prefix or f"bench/results/scale-ann-{args.shape}-"
     facts = run_facts()
     path = Path(args.data_dir)
-    progress = json.loads((path / "progress.json").read_text())
+    progress, store, timed, engine, vectors = open_indexed(path)
     size = progress["loaded"]
-    store, timed, engine = open_engine(path, progress["ann_threshold"])
     try:
-        search(engine, timed, "warm up the matrix and the index")
-        assert store.vectors is not None
-        vectors = store.vectors.namespaces[NS]
         original = vectors.ann_settings
-        if vectors.ann is None or original is None:
-            raise SystemExit(f"{path}: no approximate index at {size} memories (its threshold is higher)")
+        assert original is not None and vectors.ann is not None
         for k, variant in enumerate(args.variants.split(",")):
             ef, overfetch = (int(x) for x in variant.split(":"))
             vectors.ann_settings = replace(original, expansion_search=ef, overfetch=overfetch)
