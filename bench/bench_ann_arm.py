@@ -42,10 +42,14 @@ POOL = 100          # what recall asks the arm for (recall_candidates)
 
 
 def exact_top(vectors, qvec: np.ndarray, k: int) -> tuple[list[str], np.ndarray]:
-    scores, ids = vectors.snapshot_scores(qvec)
-    top = np.argpartition(-scores, k - 1)[:k]
-    ranked = sorted(top, key=lambda r: (-float(scores[r]), ids[r]))
-    return [ids[r] for r in ranked], np.array([scores[r] for r in ranked])
+    """The exact scan's top ``k`` (the store's own scan and tie rule: the index set aside) and their scores."""
+    settings, vectors.ann_settings = vectors.ann_settings, None
+    try:
+        ids = vectors.search(qvec, k)
+    finally:
+        vectors.ann_settings = settings
+    scores = dict(zip(*vectors._subset_scores(qvec, ids)[::-1], strict=True))
+    return ids, np.array([scores[i] for i in ids])
 
 
 def interval(values: list[float], resamples: int = 2000) -> list[float]:

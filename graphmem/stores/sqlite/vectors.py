@@ -205,8 +205,6 @@ class NamespaceVectors:
     def mask_ids(self, keep: ValidityFilter, few: int) -> tuple[set[str] | None, set[str] | None]:
         """(kept, None), or (None, dropped) when ``keep`` drops at most ``few`` rows (none: both None)."""
         with self.lock:
-            if self.validity.drops_nothing(keep):
-                return None, None
             ids = self.ids
             mask = self.validity.mask(keep, len(ids))
             dropped = len(ids) - int(mask.sum())
