@@ -24,7 +24,7 @@ from bench.bench_scale_1m import NS, Base, open_engine, queries_for, search
 from bench.floor import Floor
 from bench.meta import latency_summary, run_facts, save_report, time_calls
 from graphmem.eval.dataset import locomo_dir
-from graphmem.stores.sqlite.vectors import VectorCache
+from graphmem.stores.sqlite.vector_cache import VectorCache
 
 
 def process_mb() -> dict[str, int]:

@@ -163,7 +163,8 @@ def _repair(store: MemoryStore, ns: str, mems: list[Memory], problems: list[Prob
     by_id = {m.id: m for m in mems}
     for problem in problems:
         resave: list[str] = []
-        if problem.kind in ("vector_index", "fulltext_index", "memory_tags", "fts_rows", "vector_rows"):
+        if problem.kind in ("vector_index", "fulltext_index", "memory_tags", "fts_rows", "vector_rows",
+                            "vector_values"):
             resave = [mid for mid in problem.ids or list(by_id) if mid in by_id]
         elif problem.kind == "tag_counts":      # Neo4j counts a tag by its links: rebuild the holders'
             bad = set(problem.ids)

@@ -9,16 +9,14 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
-
 from graphmem.errors import ConflictError
 from graphmem.model import EDGE_TYPES, HEALTH_BINS, WINDOW_NAMESPACE_PREFIX, StoreStats, health_bin
 from graphmem.private_files import loose_modes, private_file
 from graphmem.stores.base import check_model
 from graphmem.stores.sqlite import integrity, validity, vector_log
 from graphmem.stores.sqlite.entities import EntitiesMixin
-from graphmem.stores.sqlite.lexical import LexicalIndex
-from graphmem.stores.sqlite.vectors import VectorCache
+from graphmem.stores.sqlite.lexical import LexicalIndex, source_of
+from graphmem.stores.sqlite.vector_cache import VectorCache
 
 SCHEMA = Path(__file__).with_name("schema.sql").read_text()
 
@@ -47,7 +45,7 @@ class AdminMixin(EntitiesMixin):
         self.dim = dim
         self.vectors = VectorCache(dim, applied=vector_log.last_seq(self.db), ann=self.ann,
                                    ann_dir=self.path.with_name("graphmem.ann"),
-                                   save_every=self.vector_log_keep // 2)
+                                   save_every=self.vector_log_keep // 2, source=source_of(self.db))
         if self.lexical is None:
             self.lexical = LexicalIndex(self.path, self.path.with_name("graphmem.lexical"),
                                         self.lexical_writer_memory, self.lexical_commit_every, self.write_wait)
@@ -112,14 +110,16 @@ class AdminMixin(EntitiesMixin):
 
     # -- maintenance (graphmem check / backup; see stores/sqlite/integrity.py) ----------------
     def integrity(self, namespace: str) -> list[tuple[str, str, list[str]]]:
-        matrix_ids = None
+        matrix = None
         if self.vectors is not None:
             if self._version_gate.changed(self.db):
                 self.vectors.catch_up(self.db)
             loaded = self.vectors.namespaces.get(namespace)
+            if loaded is None and self.vectors.has_saved(namespace):     # what the next search would read
+                loaded = self._matrix(namespace)
             if loaded is not None:
-                matrix_ids = loaded.snapshot_scores(np.zeros(self.dim, dtype=np.float32))[1]
-        found = integrity.integrity(self.db, namespace, matrix_ids) + self.entity_findings(namespace)
+                matrix = loaded.copy_rows()
+        found = integrity.integrity(self.db, namespace, matrix) + self.entity_findings(namespace)
         if self.lexical is not None:
             wrong = self.lexical.verify(self.db, namespace)
             if wrong:

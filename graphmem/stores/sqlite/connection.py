@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,7 +25,9 @@ from graphmem.stores.sqlite import vector_log
 from graphmem.stores.sqlite.ann import AnnSettings
 from graphmem.stores.sqlite.lexical import LexicalIndex
 from graphmem.stores.sqlite.row_cache import RowCache
-from graphmem.stores.sqlite.vectors import VectorCache, limit_blas_threads
+from graphmem.stores.sqlite.validity_mask import VALIDITY_COLUMNS
+from graphmem.stores.sqlite.vector_cache import VectorCache
+from graphmem.stores.sqlite.vectors import NamespaceVectors, limit_blas_threads
 
 SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
 RETRY_AFTER = 1     # seconds: another writer holds the store for one write, rarely longer
@@ -197,6 +199,18 @@ class SQLiteBase:
                     raise _unavailable(err) from err
             finally:
                 self.rows.clear()          # after the commit: a read racing it cannot put old rows back
+
+    def _load_vectors(self, namespace: str) -> tuple[int, Iterable[tuple]]:
+        """The namespace's row count (an index count: at least its vectors) and its vector rows."""
+        bound = self.db.execute("SELECT count(*) FROM memories WHERE namespace = ?", (namespace,)).fetchone()[0]
+        return bound, self.db.execute(f"SELECT id, embedding, {VALIDITY_COLUMNS} FROM memories "
+                                      "WHERE namespace = ? AND embedding IS NOT NULL", (namespace,))
+
+    def _matrix(self, namespace: str) -> NamespaceVectors:
+        assert self.vectors is not None, "ensure_schema() first"
+        if self._version_gate.changed(self.db):       # another connection or process committed
+            self.vectors.catch_up(self.db)
+        return self.vectors.get(namespace, self._load_vectors, self.db)
 
     def close(self) -> None:
         if self.vectors is not None:

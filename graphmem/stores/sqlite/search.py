@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import cast
 
 import numpy as np
@@ -13,8 +13,7 @@ from graphmem.stores.base import MemoryStore, RecallHits, TermHolders, recall_in
 from graphmem.stores.sqlite.connection import SQLiteBase
 from graphmem.stores.sqlite.holders import newest_holders
 from graphmem.stores.sqlite.validity import validity_sql
-from graphmem.stores.sqlite.validity_mask import VALIDITY_COLUMNS, ValidityFilter
-from graphmem.stores.sqlite.vectors import NamespaceVectors
+from graphmem.stores.sqlite.validity_mask import ValidityFilter
 
 
 def filter_sql(flt: MemoryFilter | None, now_iso: str, alias: str = "m") -> tuple[str, list]:
@@ -88,18 +87,6 @@ class SearchMixin(SQLiteBase):
         return self.tag_counts(namespace, tags), self.category_counts(namespace, categories)
 
     # -- recall --------------------------------------------------------------------------
-    def _load_vectors(self, namespace: str) -> tuple[int, Iterable[tuple]]:
-        """The namespace's row count (an index count: at least its vectors) and its vector rows."""
-        bound = self.db.execute("SELECT count(*) FROM memories WHERE namespace = ?", (namespace,)).fetchone()[0]
-        return bound, self.db.execute(f"SELECT id, embedding, {VALIDITY_COLUMNS} FROM memories "
-                                      "WHERE namespace = ? AND embedding IS NOT NULL", (namespace,))
-
-    def _matrix(self, namespace: str) -> NamespaceVectors:
-        assert self.vectors is not None, "ensure_schema() first"
-        if self._version_gate.changed(self.db):       # another connection or process committed
-            self.vectors.catch_up(self.db)
-        return self.vectors.get(namespace, self._load_vectors, self.db)
-
     def vector_candidates(self, namespace: str, vector: np.ndarray, limit: int,
                           flt: MemoryFilter, now_iso: str) -> list[str]:
         matrix = self._matrix(namespace)

@@ -89,6 +89,19 @@ class ValidityColumns:
             grown[:len(old)] = old
             setattr(self, name, grown)
 
+    @classmethod
+    def from_saved(cls, n: int, capacity: int, *columns: np.ndarray) -> ValidityColumns:
+        """Room for ``capacity`` rows, the first ``n`` from saved columns (start, until, expires,
+        superseded), counted."""
+        out = cls(capacity)
+        out.start[:n], out.until[:n], out.expires[:n], out.superseded[:n] = columns
+        out._count(slice(0, n), 1)
+        return out
+
+    def saved(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The first ``n`` rows' columns, as ``adopt`` takes them."""
+        return self.start[:n], self.until[:n], self.expires[:n], self.superseded[:n]
+
     def _count(self, rows: int | slice, sign: int) -> None:
         self.expiring += sign * int(np.count_nonzero(self.expires[rows] != NEVER))
         self.superseded_rows += sign * int(np.count_nonzero(self.superseded[rows]))

@@ -6,23 +6,18 @@ a namespace the approximate index searches, where ``ann_matrix_dtype`` may halve
 
 Thread safety: writers swap rows in place, so a search takes the namespace's lock while it
 multiplies and copies the id order (both O(n), no Python loop); ranking runs outside the lock
-on that private copy. Freshness across processes: see ``catch_up`` and ``vector_log``.
+on that private copy. Freshness across processes: see ``vector_cache`` and ``vector_log``.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterable
-from itertools import islice
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from graphmem.stores.sqlite import vector_log
-from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings, index_base
+from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings
 from graphmem.stores.sqlite.validity_mask import RowValidity, ValidityColumns, ValidityFilter
 
 # (at most how many rows, the rows: (id, embedding, *RowValidity))
@@ -83,6 +78,14 @@ class NamespaceVectors:
             self.ids.extend(ids)
             self.rows.update(zip(ids, range(start, need), strict=True))
 
+    def adopt(self, ids: list[str], matrix: np.ndarray, columns: tuple[np.ndarray, ...]) -> None:
+        """Take a saved matrix (``matrix_file``): ``ids`` are its first rows, the rest is headroom."""
+        with self.lock:
+            n = len(ids)
+            self.matrix, self.ids = matrix, list(ids)
+            self.rows = dict(zip(ids, range(n), strict=True))
+            self.validity = ValidityColumns.from_saved(n, matrix.shape[0], *columns)
+
     def reserve(self, rows: int) -> None:
         """Room for ``rows`` memories and headroom, in their final precision: reading never grows it."""
         with self.lock:
@@ -95,9 +98,13 @@ class NamespaceVectors:
         cfg = self.ann_settings
         return cfg is not None and cfg.matrix_dtype == "f16" and rows >= cfg.threshold
 
+    def precision(self, rows: int) -> type[np.floating]:
+        """The matrix's dtype for ``rows`` memories."""
+        return np.float16 if self._half(rows) else np.float32
+
     def _grow(self, capacity: int, rows: int) -> None:
         """A larger matrix for ``rows`` memories, in the precision their number calls for."""
-        dtype = np.float16 if self._half(rows) or self.matrix.dtype == np.float16 else np.float32
+        dtype = np.float16 if self.matrix.dtype == np.float16 else self.precision(rows)
         grown = np.zeros((capacity, self.dim), dtype=dtype)
         grown[:len(self.ids)] = self.matrix[:len(self.ids)]
         self.matrix = grown
@@ -135,6 +142,12 @@ class NamespaceVectors:
             else:
                 self.validity.vacate(row)
             self.ids.pop()
+
+    def copy_rows(self) -> tuple[list[str], np.ndarray, tuple[np.ndarray, ...]]:
+        """The ids, their rows and their validity columns, copied consistently (``graphmem check``)."""
+        with self.lock:
+            n = len(self.ids)
+            return self.ids[:], self.matrix[:n].copy(), tuple(c.copy() for c in self.validity.saved(n))
 
     def snapshot_scores(self, vector: np.ndarray) -> tuple[np.ndarray, list[str]]:
         """Scores of every row and the ids in row order, read consistently."""
@@ -266,132 +279,3 @@ def _top(scores: np.ndarray, ids: list[str], limit: int) -> list[str]:
     top = np.argpartition(-scores, take - 1)[:take] if take < n else np.arange(n)
     ranked = sorted(top, key=lambda r: (-float(scores[r]), ids[r]))
     return [ids[r] for r in ranked if scores[r] != -np.inf]
-
-
-class VectorCache:
-    """Lazily loaded per-namespace matrices, shared by all threads of one store.
-
-    ``applied`` is the last ``vector_log`` sequence number reflected in every loaded matrix;
-    ``catch_up`` replays what other processes (or connections) logged after it. A namespace
-    past ``ann.threshold`` also gets an approximate index (``attach_ann``), kept in step by the
-    same upserts and removes and saved under ``ann_dir`` (``save``; and by a loading process every
-    ``save_every`` changes, so the saved index stays within what the change log can replay)."""
-
-    def __init__(self, dim: int, applied: int = 0, ann: AnnSettings | None = None,
-                 ann_dir: Path | None = None, save_every: int = 0):
-        self.dim = dim
-        self.lock = threading.RLock()
-        self.namespaces: dict[str, NamespaceVectors] = {}
-        self.applied = applied
-        self.reloads = 0            # full resets after the log was pruned past ``applied`` (tests)
-        self.ann = ann
-        self.ann_dir = ann_dir
-        self.save_every = save_every
-        self.ann_events: Counter[str] = Counter()   # built / loaded / replayed / stale (tests, benches)
-
-    def get(self, namespace: str, loader: Loader, db: sqlite3.Connection | None = None) -> NamespaceVectors:
-        with self.lock:
-            vectors = self.namespaces.get(namespace)
-            if vectors is None:
-                vectors = NamespaceVectors(self.dim, self.ann)
-                bound, found = loader(namespace)
-                vectors.reserve(bound)
-                rows = iter(found)
-                while chunk := list(islice(rows, 10_000)):
-                    vectors.extend([c[0] for c in chunk], np.frombuffer(b"".join(c[1] for c in chunk),
-                                                                        dtype=np.float32).reshape(-1, self.dim),
-                                   [tuple(c[2:6]) for c in chunk] if chunk and len(chunk[0]) >= 6 else None)
-                self.namespaces[namespace] = vectors
-            if (db is not None and self.ann is not None and vectors.ann is None
-                    and len(vectors) >= self.ann.threshold):
-                self.attach_ann(namespace, vectors, db)
-            return vectors
-
-    def attach_ann(self, namespace: str, vectors: NamespaceVectors, db: sqlite3.Connection) -> None:
-        """Load the saved index and replay the logged changes since it was saved; build it from
-        the matrix instead when there is none, or it is stale past what the log still holds."""
-        assert self.ann is not None and self.ann_dir is not None
-        base = index_base(self.ann_dir, namespace)
-        loaded = AnnIndex.load(base, self.dim, self.ann)
-        with vectors.lock:
-            ann = None
-            if loaded is not None:
-                ann, seq = loaded
-                changed = vector_log.changed_ids(db, namespace, seq)
-                if changed is None:
-                    ann = None
-                    self.ann_events["stale"] += 1
-                else:
-                    present = sorted(changed & vectors.rows.keys())
-                    for memory_id in changed - vectors.rows.keys():
-                        ann.remove(memory_id)
-                    ann.upsert_many(present, vectors.matrix[[vectors.rows[m] for m in present]])
-                    self.ann_events["replayed"] += len(changed)
-                    if ann.keys.keys() != vectors.rows.keys():      # a change the log missed
-                        ann = None
-                        self.ann_events["stale"] += 1
-                    else:
-                        self.ann_events["loaded"] += 1
-            if ann is None:
-                ann = AnnIndex(self.dim, self.ann)
-                ann.add_many(vectors.ids[:], vectors.matrix[:len(vectors)])
-                self.ann_events["built"] += 1
-            vectors.ann = ann
-            vectors.settle_precision()
-            if ann.dirty:           # under the lock: a writer must not change the maps mid-save
-                ann.save(base, self.applied)
-
-    def save(self, at_least: int = 0) -> None:
-        """Persist every approximate index with at least ``at_least`` unsaved changes (at close,
-        every changed one: the next process loads, not builds)."""
-        with self.lock:
-            for namespace, vectors in self.namespaces.items():
-                ann = vectors.ann
-                if ann is not None and ann.dirty and ann.unsaved >= at_least and self.ann_dir is not None:
-                    with vectors.lock:
-                        ann.save(index_base(self.ann_dir, namespace), self.applied)
-
-    def upsert_many(self, namespace: str, ids: list[str], block: np.ndarray,
-                    validity: list[RowValidity | None]) -> None:
-        """Several distinct ids of one namespace (a written batch), when it is loaded."""
-        with self.lock:
-            if namespace in self.namespaces:
-                self.namespaces[namespace].upsert_many(ids, block, validity)
-
-    def remove(self, namespace: str, memory_id: str) -> None:
-        with self.lock:
-            if namespace in self.namespaces:
-                self.namespaces[namespace].remove(memory_id)
-
-    def applied_own(self, seq: int) -> None:
-        """This process logged and applied ``seq``: skip it in catch-up if nothing came between."""
-        with self.lock:
-            if seq == self.applied + 1:
-                self.applied = seq
-
-    def catch_up(self, db: sqlite3.Connection) -> int:
-        """Replay logged changes after ``applied`` into the loaded matrices: each changed id is
-        re-read from ``memories`` (upserted, or removed when gone), so a replay is idempotent.
-        A writer here applies its own change after its commit and under this lock, so a replay
-        that read an older row is overwritten in order. Returns the number of ids replayed."""
-        with self.lock:
-            first, changes, last = vector_log.since(db, self.applied)
-            if first is not None and first > self.applied + 1:    # pruned past us: start over
-                self.namespaces.clear()
-                self.applied = last
-                self.reloads += 1
-                return 0
-            touched = {(ns, mid) for ns, mid in changes if ns in self.namespaces}
-            current = vector_log.current_vectors(db, touched)
-            put: dict[str, list[tuple[str, bytes, RowValidity]]] = {}
-            for (ns, mid), row in sorted(current.items(), key=lambda item: item[0]):
-                if row is None:
-                    self.namespaces[ns].remove(mid)
-                else:
-                    put.setdefault(ns, []).append((mid, *row))
-            for ns, rows in put.items():
-                self.namespaces[ns].upsert_many([r[0] for r in rows],
-                                                np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows]),
-                                                [r[2] for r in rows])
-            self.applied = max(self.applied, last)
-            return len(touched)
