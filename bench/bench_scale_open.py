@@ -2,10 +2,11 @@
 
 Why: the checkpoints of ``bench_scale_1m`` run in the loading process, beside the exact scan they
 compare with. This is what a server or CLI started on the loaded data dir sees: the time and memory
-of opening it, of reading the namespace's vectors, of attaching the saved approximate index, of the
-first search (which does both), and then whole searches (unique LoCoMo questions embedded live,
-the row cache emptied before each), each beside the bare floor of the same query (``bench.floor``,
-the two in alternating order), with RSS and its peak (``VmHWM``) after each step.
+of opening it, of reading the namespace's vectors (the saved matrix, or the table when there is
+none it can use), of attaching the saved approximate index, of the first search (which does both),
+and then whole searches (unique LoCoMo questions embedded live, the row cache emptied before each),
+each beside the bare floor of the same query (``bench.floor``, the two in alternating order), with
+RSS and its peak (``VmHWM``) after each step.
 
 Usage: python -m bench.bench_scale_open --data-dir /tmp/big/flat [--queries 200] --out <file.json>
 """
@@ -84,7 +85,8 @@ def main() -> None:
         vectors = store.vectors.namespaces[NS]
         save_report(args.out, {
             "facts": facts, "namespace": NS, "memories": len(vectors), "approximate": vectors.ann is not None,
-            "ann_events": dict(store.vectors.ann_events), "steps": steps, "queries": len(queries),
+            "ann_events": dict(store.vectors.ann_events), "matrix_events": dict(store.vectors.matrix_events),
+            "steps": steps, "queries": len(queries),
             "search": {**latency_summary(ms), "embed_query": latency_summary(embed),
                        "stage_p50_ms": {s: round(statistics.median(x[s] for x in stages), 3) for s in stages[0]}},
             "floor": {**latency_summary(floor_ms), "arms": floor.arms},
