@@ -25,7 +25,8 @@ continues after the last chunk written (a chunk written twice dedupes by id). Ch
   earlier queries go too, so this errs slow). The embedding part is timed apart (``embed_query``),
   stage times come from the trace. Before each query, the bare floor (``bench.floor.Floor``: live
   query embedding, the vector index's top 100, tantivy's top 100) runs it under the same load.
-- per stage (trace), p50 and p95; RSS (now, peak), disk (SQLite files, index), load seconds so
+- per stage (trace), p50 and p95; RSS (now, peak; and both before measuring: the load's own, without
+  the exact reference scan), disk (SQLite files, index), load seconds so
   far, the load rate per tenth of the size (each with the mean 1-minute load average while it
   ran), edges per type, first-search time (matrix load, index build or load), ``os.getloadavg()``
   while measuring.
@@ -353,12 +354,14 @@ def main() -> None:
             loaded = progress["loaded"]
             due = [m for m in marks if m <= loaded and str(m) not in progress["checkpoints"]]
             if due:
+                before = memory_mb()        # the load's own, before the measurement's exact reference scan
                 os.setpriority(os.PRIO_PROCESS, 0, args.measure_nice)
                 try:
                     row = measure(engine, store, timed, base, loaded, args.queries, path)
                 finally:
                     os.setpriority(os.PRIO_PROCESS, 0, load_nice)
                 row["nice"] = {"load": load_nice, "measure": args.measure_nice}
+                row["memory_before_measuring"] = before
                 row["load_seconds_so_far"] = round(progress["load_seconds"], 1)
                 row["segment_rate_per_s"] = round(segment_n / segment_t, 1) if segment_t else None
                 row["load_rate_per_decile"] = deciles(progress["chunks"], loaded)
