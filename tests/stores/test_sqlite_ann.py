@@ -122,17 +122,23 @@ def test_changes_made_while_the_index_was_closed_are_replayed(tmp_path):
     again.close()
 
 
+def write_past_a_short_log(path: Path) -> None:
+    """30 memories (late0..late29, vectors unit(900 + i)) by a store that keeps 5 log rows and
+    never loads the vectors: whatever was saved before is then older than the log."""
+    writer = SQLiteStore(path, store_settings(sqlite_vector_log_keep=5), ann=forced_ann(threshold=10**9))
+    writer.ensure_schema(MODEL, DIM)
+    for i in range(30):
+        writer.save_memory(mem("ns", f"late{i}", embedding=unit(900 + i)), [], [])
+    writer.close()
+
+
 def test_index_older_than_the_kept_log_is_rebuilt(tmp_path):
     mems = memories(300)
     store = open_store(tmp_path)
     fill(store, mems)
     store.vector_candidates("ns", unit(3), 10, ANY, "")
     store.close()
-    writer = SQLiteStore(tmp_path, store_settings(sqlite_vector_log_keep=5), ann=forced_ann(threshold=10**9))
-    writer.ensure_schema(MODEL, DIM)
-    for i in range(30):
-        writer.save_memory(mem("ns", f"late{i}", embedding=unit(900 + i)), [], [])
-    writer.close()
+    write_past_a_short_log(tmp_path)
     again = open_store(tmp_path)
     assert again.vector_candidates("ns", unit(917), 1, ANY, "") == ["late17"]
     assert again.vectors.ann_events["stale"] == 1 and again.vectors.ann_events["built"] == 1
@@ -268,18 +274,21 @@ def test_without_warming_the_first_search_after_a_load_builds_the_index(tmp_path
     reader.close()
 
 
+def run_killed_loader(path: Path, body: str) -> None:
+    """``body`` (a loader ``s`` on ``path`` and its loads) in a child process, which is then killed -9."""
+    script = ("import os, sys, threading; sys.path.insert(0, sys.argv[1])\n"
+              "from pathlib import Path\n"
+              "from tests.stores.test_sqlite_ann import loader, load_in_batches, memories\n"
+              f"{body}os.kill(os.getpid(), 9)\n")
+    done = subprocess.run([sys.executable, "-c", script, str(ROOT), str(path)], timeout=300)
+    assert done.returncode == -9
+
+
 def test_a_loader_killed_mid_load_leaves_an_index_the_log_can_bring_up_to_date(tmp_path):
     """The loader saves its index every vector_log_keep / 2 changes; killed (no close), the saved
     index is at most that far behind, within the log, so the next search replays instead of rebuilding."""
-    script = (
-        "import os, sys; sys.path.insert(0, sys.argv[1])\n"
-        "from pathlib import Path\n"
-        "from tests.stores.test_sqlite_ann import loader, load_in_batches, memories\n"
-        "s = loader(Path(sys.argv[2]), warm_after=100, keep=400)\n"
-        "load_in_batches(s, memories(1000))\n"
-        "os.kill(os.getpid(), 9)\n")
-    done = subprocess.run([sys.executable, "-c", script, str(ROOT), str(tmp_path)], timeout=300)
-    assert done.returncode == -9
+    run_killed_loader(tmp_path, "s = loader(Path(sys.argv[2]), warm_after=100, keep=400)\n"
+                                "load_in_batches(s, memories(1000))\n")
     reader = open_store(tmp_path, threshold=300)
     assert recall_at(reader, memories(1000)) >= 0.95
     events = reader.vectors.ann_events

@@ -9,8 +9,6 @@ one), and ``check`` compares a saved matrix with the rows it stands for, ``--rep
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -24,7 +22,16 @@ from graphmem.stores.sqlite.ann import index_base
 from tests.helpers.memories import DIM, MODEL, mem, unit
 from tests.neo4j_server import store_settings
 from tests.stores.conftest import forced_ann
-from tests.stores.test_sqlite_ann import ANY, ROOT, clustered, fill, loader, memories, open_store
+from tests.stores.test_sqlite_ann import (
+    ANY,
+    clustered,
+    fill,
+    loader,
+    memories,
+    open_store,
+    run_killed_loader,
+    write_past_a_short_log,
+)
 
 PAST = "2000-01-01T00:00:00.000000Z"
 
@@ -135,11 +142,7 @@ def test_a_damaged_or_foreign_saved_matrix_is_not_used_and_is_saved_anew(tmp_pat
 
 def test_a_saved_matrix_older_than_the_kept_log_is_not_used(tmp_path):
     loaded_store(tmp_path, 300)
-    writer = SQLiteStore(tmp_path, store_settings(sqlite_vector_log_keep=5), ann=forced_ann(threshold=10**9))
-    writer.ensure_schema(MODEL, DIM)
-    for i in range(30):
-        writer.save_memory(mem("ns", f"late{i}", embedding=unit(900 + i)), [], [])
-    writer.close()
+    write_past_a_short_log(tmp_path)
     again = open_store(tmp_path)
     assert again.vector_candidates("ns", unit(917), 1, ANY, "") == ["late17"]
     assert again.vectors.matrix_events["stale"] == 1 and same_as_table(again)
@@ -174,18 +177,11 @@ def test_a_loader_killed_while_saving_leaves_files_the_next_store_can_use(tmp_pa
     """kill -9 at once after a batch, while the loader may be writing its index and matrix (it saves
     both every vector_log_keep / 2 changes): the next store reads a good saved matrix or the table,
     never half of a save."""
-    script = (
-        "import os, sys, threading; sys.path.insert(0, sys.argv[1])\n"
-        "from pathlib import Path\n"
-        "from tests.stores.test_sqlite_ann import loader, load_in_batches, memories\n"
-        "s = loader(Path(sys.argv[2]), warm_after=100, keep=200)\n"
-        "mems = memories(900)\n"
-        "load_in_batches(s, mems[:800])\n"
-        "threading.Timer(0.05, lambda: os.kill(os.getpid(), 9)).start()\n"
-        "load_in_batches(s, mems[800:], size=20)\n"
-        "os.kill(os.getpid(), 9)\n")
-    done = subprocess.run([sys.executable, "-c", script, str(ROOT), str(tmp_path)], timeout=300)
-    assert done.returncode == -9
+    run_killed_loader(tmp_path, "s = loader(Path(sys.argv[2]), warm_after=100, keep=200)\n"
+                                "mems = memories(900)\n"
+                                "load_in_batches(s, mems[:800])\n"
+                                "threading.Timer(0.05, lambda: os.kill(os.getpid(), 9)).start()\n"
+                                "load_in_batches(s, mems[800:], size=20)\n")
     assert saved_path(tmp_path).exists()
     reader = open_store(tmp_path, threshold=300)
     reader.vector_candidates("ns", unit(3), 10, ANY, "")
