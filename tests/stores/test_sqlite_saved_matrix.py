@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -115,7 +116,18 @@ def damage_rows(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("damage", ["truncated", "flipped", "foreign", "garbage"])
+def resaved(data_dir: Path, change: Callable[[dict[str, np.ndarray]], None]) -> dict[str, np.ndarray]:
+    """The saved matrix's parts, changed by ``change`` and saved again as a well-formed file."""
+    with np.load(saved_path(data_dir)) as z:
+        parts = {k: z[k] for k in z.files}
+    change(parts)
+    matrix_file.save(index_base(data_dir / "graphmem.ann", "ns"), str(parts["source"]), int(parts["seq"]),
+                     parts["ids"].tolist(), parts["matrix"],
+                     (parts["start"], parts["until"], parts["expires"], parts["superseded"]))
+    return parts
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "foreign", "garbage", "short column"])
 def test_a_damaged_or_foreign_saved_matrix_is_not_used_and_is_saved_anew(tmp_path, damage):
     loaded_store(tmp_path / "a")
     path = saved_path(tmp_path / "a")
@@ -125,6 +137,8 @@ def test_a_damaged_or_foreign_saved_matrix_is_not_used_and_is_saved_anew(tmp_pat
         damage_rows(path)
     elif damage == "garbage":
         path.write_bytes(b"not a zip at all")
+    elif damage == "short column":
+        resaved(tmp_path / "a", lambda parts: parts.update(start=parts["start"][:-1]))
     else:                   # another database's matrix and index, same namespace
         loaded_store(tmp_path / "b", 350)
         shutil.rmtree(tmp_path / "a" / "graphmem.ann")
@@ -151,14 +165,8 @@ def test_a_saved_matrix_older_than_the_kept_log_is_not_used(tmp_path):
 
 def test_check_finds_a_saved_matrix_that_differs_from_its_rows_and_repair_mends_it(tmp_path):
     loaded_store(tmp_path)
-    path = saved_path(tmp_path)
-    with np.load(path) as z:
-        parts = {k: z[k] for k in z.files}
-    wrong = str(parts["ids"][11])
-    parts["matrix"][11] = -parts["matrix"][11]          # a well-formed file that is wrong about one row
-    matrix_file.save(index_base(tmp_path / "graphmem.ann", "ns"), str(parts["source"]), int(parts["seq"]),
-                     parts["ids"].tolist(), parts["matrix"],
-                     (parts["start"], parts["until"], parts["expires"], parts["superseded"]))
+    parts = resaved(tmp_path, lambda parts: parts["matrix"].__setitem__(11, -parts["matrix"][11]))
+    wrong = str(parts["ids"][11])                   # a well-formed file that is wrong about one row
     store = open_store(tmp_path)
     findings = {kind: ids for kind, _detail, ids in store.integrity("ns")}
     assert findings == {"vector_values": [wrong]}

@@ -24,6 +24,7 @@ import numpy as np
 
 FORMAT = 1
 READ_BLOCK = 65536          # rows read into the matrix at a time
+COLUMN_TYPES = (np.int64, np.int64, np.int64, np.bool_)     # validity_mask.ValidityColumns' arrays
 
 
 @dataclass
@@ -57,10 +58,6 @@ def save(base: Path, source: str, seq: int, ids: list[str], matrix: np.ndarray,
     os.replace(tmp, final)
 
 
-def discard(base: Path) -> None:
-    path_of(base).unlink(missing_ok=True)
-
-
 def load(base: Path, source: str, dim: int, precision: Callable[[int], type[np.floating]],
          headroom: int) -> SavedMatrix | None:
     """The saved matrix of this database, or None (absent, unreadable, another database's or
@@ -79,12 +76,14 @@ def load(base: Path, source: str, dim: int, precision: Callable[[int], type[np.f
                 return None
             ids = small("ids").tolist()
             columns = [small(name) for name in ("start", "until", "expires", "superseded")]
+            if [(c.dtype, c.shape) for c in columns] != [(np.dtype(t), (len(ids),)) for t in COLUMN_TYPES]:
+                return None
             with z.open("matrix.npy") as fh:
                 matrix = _read_rows(cast(io.BufferedIOBase, fh), len(ids), dim, precision(len(ids)), headroom)
             seq = int(small("seq"))
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return None
-    if matrix is None or any(len(c) != len(ids) for c in columns) or len(set(ids)) != len(ids):
+    if matrix is None or len(set(ids)) != len(ids):
         return None
     return SavedMatrix(seq, ids, matrix, *columns)
 

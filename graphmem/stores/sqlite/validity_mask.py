@@ -99,7 +99,7 @@ class ValidityColumns:
         return out
 
     def saved(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The first ``n`` rows' columns, as ``adopt`` takes them."""
+        """The first ``n`` rows' columns, as ``from_saved`` takes them."""
         return self.start[:n], self.until[:n], self.expires[:n], self.superseded[:n]
 
     def _count(self, rows: int | slice, sign: int) -> None:
