@@ -208,8 +208,8 @@ def run_hung(root: Path, frozen: float = 14.0, searchers: int = 2, after: float 
                 for started in sent:
                     started.wait(5.0)
                 time.sleep(0.005)
-                stopped = time.monotonic()
                 os.kill(pid, signal.SIGSTOP)
+                stopped = time.monotonic()      # after the signal: a probe begun before it may still be answered
                 for kind in ("search", "mcp_search"):
                     load.once(kind, stopped + new_after)
                 try:
