@@ -8,6 +8,7 @@ one), and ``check`` compares a saved matrix with the rows it stands for, ``--rep
 
 from __future__ import annotations
 
+import os
 import shutil
 import zipfile
 from collections.abc import Callable
@@ -210,3 +211,20 @@ def test_a_bulk_load_leaves_a_matrix_the_next_store_reads(tmp_path):
     reader.vector_candidates("ns", unit(3), 10, ANY, "")
     assert dict(reader.vectors.matrix_events) == {"loaded": 1, "replayed": 0} and same_as_table(reader)
     reader.close()
+
+
+def test_a_matrix_that_cannot_be_saved_leaves_the_search_working(tmp_path):
+    """A write that fails (here a directory where the temporary file goes; a full disk alike) is
+    logged and counted; the search answers and the next store reads the table."""
+    mems = memories(300)
+    store = open_store(tmp_path)
+    fill(store, mems)
+    final = saved_path(tmp_path)
+    final.with_name(f"{final.name}.tmp{os.getpid()}").mkdir(parents=True)
+    assert store.vector_candidates("ns", mems[4].embedding, 1, ANY, "") == [mems[4].id]
+    assert store.vectors.matrix_events["save_failed"] == 1 and not final.exists()
+    store.close()
+    again = open_store(tmp_path)
+    assert again.vector_candidates("ns", mems[4].embedding, 1, ANY, "") == [mems[4].id]
+    assert again.vectors.matrix_events["loaded"] == 0 and same_as_table(again)
+    again.close()

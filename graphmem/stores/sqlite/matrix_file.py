@@ -51,11 +51,15 @@ def save(base: Path, source: str, seq: int, ids: list[str], matrix: np.ndarray,
     final = path_of(base)
     tmp = final.with_name(final.name + f".tmp{os.getpid()}")
     start, until, expires, superseded = columns
-    with open(os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "wb") as fh:
-        np.savez(fh, format=np.array(FORMAT), seq=np.array(seq), source=np.array(source),
-                 ids=np.array(ids, dtype=np.str_), start=start, until=until, expires=expires,
-                 superseded=superseded, matrix=matrix)
-    os.replace(tmp, final)
+    try:
+        with open(os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "wb") as fh:
+            np.savez(fh, format=np.array(FORMAT), seq=np.array(seq), source=np.array(source),
+                     ids=np.array(ids, dtype=np.str_), start=start, until=until, expires=expires,
+                     superseded=superseded, matrix=matrix)
+        os.replace(tmp, final)
+    except OSError:
+        tmp.unlink(missing_ok=True)     # a full disk leaves no partial file behind
+        raise
 
 
 def load(base: Path, source: str, dim: int, precision: Callable[[int], type[np.floating]],

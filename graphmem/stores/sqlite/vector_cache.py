@@ -8,6 +8,7 @@ the matrix are saved side by side (``ann.py``, ``matrix_file.py``) so the next p
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from collections import Counter
@@ -20,6 +21,8 @@ from graphmem.stores.sqlite import matrix_file, vector_log
 from graphmem.stores.sqlite.ann import AnnIndex, AnnSettings, index_base
 from graphmem.stores.sqlite.validity_mask import RowValidity
 from graphmem.stores.sqlite.vectors import HEADROOM, Loader, NamespaceVectors
+
+log = logging.getLogger("graphmem.store")
 
 
 class VectorCache:
@@ -92,11 +95,18 @@ class VectorCache:
         return vectors
 
     def _save_matrix(self, namespace: str, vectors: NamespaceVectors) -> None:
-        """Beside the index, at the same sequence (the caller holds ``vectors.lock``)."""
+        """Beside the index, at the same sequence (the caller holds ``vectors.lock``). It only
+        saves the next process a read, so a failure (a full disk) is logged, never raised."""
         assert self.ann_dir is not None
         n = len(vectors)
-        matrix_file.save(index_base(self.ann_dir, namespace), self.source, self.applied, vectors.ids[:n],
-                         vectors.matrix[:n], vectors.validity.saved(n))
+        try:
+            matrix_file.save(index_base(self.ann_dir, namespace), self.source, self.applied, vectors.ids[:n],
+                             vectors.matrix[:n], vectors.validity.saved(n))
+        except OSError as exc:
+            log.warning("the vector matrix of %r was not saved (the next process reads the table): %s",
+                        namespace, exc)
+            self.matrix_events["save_failed"] += 1
+            return
         self.matrix_events["saved"] += 1
 
     def has_saved(self, namespace: str) -> bool:
