@@ -228,3 +228,17 @@ def test_a_matrix_that_cannot_be_saved_leaves_the_search_working(tmp_path):
     assert again.vector_candidates("ns", mems[4].embedding, 1, ANY, "") == [mems[4].id]
     assert again.vectors.matrix_events["loaded"] == 0 and same_as_table(again)
     again.close()
+
+
+def test_a_saved_matrix_whose_every_row_was_deleted_meanwhile_is_still_read(tmp_path):
+    mems = loaded_store(tmp_path, 300)
+    plain = SQLiteStore(tmp_path, store_settings(), ann=forced_ann(threshold=10**9))
+    plain.ensure_schema(MODEL, DIM)
+    for m in mems:
+        plain.delete_memory("ns", m.id)
+    plain.close()
+    again = open_store(tmp_path)
+    never_reads_the_table(again)
+    assert again.vector_candidates("ns", mems[0].embedding, 5, ANY, "") == []
+    assert again.vectors.matrix_events["loaded"] == 1 and again.vectors.matrix_events["replayed"] == 300
+    again.close()

@@ -54,8 +54,9 @@ class VectorCache:
             vectors = self.namespaces.get(namespace)
             if vectors is None:
                 vectors = self._saved(namespace, db) if db is not None else None
-                self.namespaces[namespace] = vectors or self._read(namespace, loader)
-                vectors = self.namespaces[namespace]
+                if vectors is None:
+                    vectors = self._read(namespace, loader)
+                self.namespaces[namespace] = vectors
             if (db is not None and self.ann is not None and vectors.ann is None
                     and len(vectors) >= self.ann.threshold):
                 self.attach_ann(namespace, vectors, db)
